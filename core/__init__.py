@@ -1,0 +1,58 @@
+"""hudi_ray.core: the engine-agnostic Hudi reader (pyarrow, fastavro, fsspec; no Ray)."""
+
+from hudi_ray.core.config import HudiReadConfig, HudiTableConfig
+from hudi_ray.core.exceptions import (
+    HudiConfigError,
+    HudiCoreError,
+    HudiCorruptFileError,
+    HudiFileNotFoundError,
+    HudiFilterError,
+    HudiSchemaError,
+    HudiStorageError,
+    HudiTableNotFoundError,
+    HudiTimelineError,
+    HudiTimestampError,
+    HudiUnsupportedError,
+)
+from hudi_ray.core.expr import ExprOperator, Filter, col, from_str_tuples
+from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.table import (
+    HudiFileGroupReader,
+    HudiQueryType,
+    HudiReadOptions,
+    HudiRecordBatchStream,
+    HudiTable,
+    HudiTableBuilder,
+)
+from hudi_ray.core.timeline import HudiInstant, HudiTimeline
+from hudi_ray.core.util import split_into_chunks
+
+__all__ = [
+    "ExprOperator",
+    "Filter",
+    "HudiConfigError",
+    "HudiCoreError",
+    "HudiCorruptFileError",
+    "HudiFileGroupReader",
+    "HudiFileNotFoundError",
+    "HudiFileSlice",
+    "HudiFilterError",
+    "HudiInstant",
+    "HudiQueryType",
+    "HudiReadConfig",
+    "HudiReadOptions",
+    "HudiRecordBatchStream",
+    "HudiSchemaError",
+    "HudiStorageError",
+    "HudiTable",
+    "HudiTableBuilder",
+    "HudiTableConfig",
+    "HudiTableNotFoundError",
+    "HudiTimeline",
+    "HudiTimelineError",
+    "HudiTimestampError",
+    "HudiUnsupportedError",
+    "col",
+    "from_str_tuples",
+    "split_into_chunks",
+]

@@ -1,0 +1,73 @@
+"""Read Parquet base files through pyarrow, mapping failures to errors that name the file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError, HudiStorageError
+from hudi_ray.core.storage import Storage
+
+
+@contextmanager
+def _errors(uri: str) -> Iterator[None]:
+    try:
+        yield
+    except FileNotFoundError as exc:
+        raise HudiFileNotFoundError(f"Base file not found: {uri}") from exc
+    except (pa.ArrowInvalid, pa.ArrowIOError, OSError) as exc:
+        msg = str(exc)
+        if "No such file" in msg or "not found" in msg.lower():
+            raise HudiFileNotFoundError(f"Base file not found: {uri}") from exc
+        if isinstance(exc, pa.ArrowInvalid) or "parquet" in msg.lower() or "magic" in msg.lower():
+            raise HudiCorruptFileError(f"Cannot decode Parquet base file {uri}: {msg}") from exc
+        raise HudiStorageError(f"Cannot read base file {uri}: {msg}") from exc
+
+
+class ParquetReader:
+    """Reads one table's Parquet files by path relative to the base URI."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+
+    def _open(self, rel: str) -> pq.ParquetFile:
+        return pq.ParquetFile(
+            self.storage.arrow_path(rel),
+            filesystem=self.storage.arrow_fs,
+            pre_buffer=True,
+        )
+
+    def schema(self, rel: str) -> pa.Schema:
+        with _errors(self.storage.uri(rel)):
+            return self._open(rel).schema_arrow
+
+    def metadata(self, rel: str) -> pq.FileMetaData:
+        with _errors(self.storage.uri(rel)):
+            return self._open(rel).metadata
+
+    def _columns(self, pf: pq.ParquetFile, columns: Sequence[str] | None) -> list[str] | None:
+        if columns is None:
+            return None
+        present = set(pf.schema_arrow.names)
+        return [c for c in columns if c in present]
+
+    def read(self, rel: str, columns: Sequence[str] | None = None) -> pa.Table:
+        uri = self.storage.uri(rel)
+        with _errors(uri):
+            pf = self._open(rel)
+            return pf.read(columns=self._columns(pf, columns), use_threads=True)
+
+    def iter_batches(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.RecordBatch]:
+        uri = self.storage.uri(rel)
+        with _errors(uri):
+            pf = self._open(rel)
+            cols = self._columns(pf, columns)
+            schema = pf.schema_arrow if cols is None else pa.schema([pf.schema_arrow.field(c) for c in cols])
+            produced = False
+            for batch in pf.iter_batches(batch_size=batch_size, columns=cols, use_threads=True):
+                produced = True
+                yield batch
+            if not produced:
+                yield pa.RecordBatch.from_pylist([], schema=schema)

@@ -1,0 +1,72 @@
+"""Config keys, with the member names hudi-rs uses so ported code keeps working."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class HudiTableConfig(str, Enum):
+    """Table configs; most are persisted in ``.hoodie/hoodie.properties``."""
+
+    BASE_FILE_FORMAT = "hoodie.table.base.file.format"
+    BASE_PATH = "hoodie.base.path"
+    CHECKSUM = "hoodie.table.checksum"
+    CREATE_SCHEMA = "hoodie.table.create.schema"
+    DATABASE_NAME = "hoodie.database.name"
+    DROPS_PARTITION_FIELDS = "hoodie.datasource.write.drop.partition.columns"
+    IS_HIVE_STYLE_PARTITIONING = "hoodie.datasource.write.hive_style_partitioning"
+    IS_PARTITION_PATH_URLENCODED = "hoodie.datasource.write.partitionpath.urlencode"
+    KEY_GENERATOR_CLASS = "hoodie.table.keygenerator.class"
+    KEY_GENERATOR_TYPE = "hoodie.table.keygenerator.type"
+    PARTITION_FIELDS = "hoodie.table.partition.fields"
+    ORDERING_FIELDS = "hoodie.table.ordering.fields"
+    PRECOMBINE_FIELD = "hoodie.table.precombine.field"
+    POPULATES_META_FIELDS = "hoodie.populate.meta.fields"
+    RECORD_KEY_FIELDS = "hoodie.table.recordkey.fields"
+    RECORD_MERGE_MODE = "hoodie.record.merge.mode"
+    RECORD_MERGE_STRATEGY = "hoodie.table.record.merge.strategy"
+    PAYLOAD_CLASS = "hoodie.compaction.payload.class"
+    TABLE_NAME = "hoodie.table.name"
+    TABLE_TYPE = "hoodie.table.type"
+    TABLE_VERSION = "hoodie.table.version"
+    TIMELINE_LAYOUT_VERSION = "hoodie.timeline.layout.version"
+    TIMELINE_TIMEZONE = "hoodie.table.timeline.timezone"
+    ARCHIVE_LOG_FOLDER = "hoodie.archivelog.folder"
+    TIMELINE_PATH = "hoodie.timeline.path"
+    TIMELINE_HISTORY_PATH = "hoodie.timeline.history.path"
+    METADATA_TABLE_ENABLED = "hoodie.metadata.enable"
+    METADATA_TABLE_PARTITIONS = "hoodie.table.metadata.partitions"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class HudiReadConfig(str, Enum):
+    """Per-read configs; they travel in ``HudiReadOptions``, never in the table."""
+
+    QUERY_TYPE = "hoodie.read.query.type"
+    AS_OF_TIMESTAMP = "hoodie.read.as.of.timestamp"
+    START_TIMESTAMP = "hoodie.read.start.timestamp"
+    END_TIMESTAMP = "hoodie.read.end.timestamp"
+    INPUT_PARTITIONS = "hoodie.read.input.partitions"
+    USE_READ_OPTIMIZED_MODE = "hoodie.read.use.read_optimized.mode"
+    FILE_GROUP_READER_VERSION = "hoodie.read.file.group.reader.version"
+    STREAM_BATCH_SIZE = "hoodie.read.stream.batch_size"
+    FILE_SLICE_READ_CONCURRENCY = "hoodie.read.file.slice.read.concurrency"
+    SCAN_MAX_MEMORY_SIZE = "hoodie.read.scan.max.memory.size"
+    MERGE_USE_RECORD_POSITIONS = "hoodie.merge.use.record.positions"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+READ_CONFIG_PREFIX = "hoodie.read."
+_READ_KEYS = {m.value for m in HudiReadConfig}
+
+
+def is_read_config(key: str) -> bool:
+    return key.startswith(READ_CONFIG_PREFIX) or key in _READ_KEYS
+
+
+def key_str(key: str | Enum) -> str:
+    return key.value if isinstance(key, Enum) else str(key)

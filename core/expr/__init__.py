@@ -1,0 +1,20 @@
+"""Filters: parsing, casting to column types, row masks and partition pruning."""
+
+from hudi_ray.core.expr.arrow import filters_to_expression, prune_partitions
+from hudi_ray.core.expr.filter import (
+    ExprOperator,
+    Filter,
+    col,
+    from_str_tuples,
+    split_values,
+)
+
+__all__ = [
+    "ExprOperator",
+    "Filter",
+    "col",
+    "filters_to_expression",
+    "from_str_tuples",
+    "prune_partitions",
+    "split_values",
+]

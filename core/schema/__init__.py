@@ -1,0 +1,18 @@
+"""Schema: Avro schemas (as Hudi stores them) converted to Arrow."""
+
+from hudi_ray.core.schema.arrow import conform_table, meta_fields_schema
+from hudi_ray.core.schema.avro import (
+    META_FIELDS,
+    avro_schema_with_meta_fields,
+    avro_to_arrow_schema,
+    parse_avro_schema,
+)
+
+__all__ = [
+    "META_FIELDS",
+    "avro_schema_with_meta_fields",
+    "avro_to_arrow_schema",
+    "conform_table",
+    "meta_fields_schema",
+    "parse_avro_schema",
+]

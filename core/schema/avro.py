@@ -1,0 +1,166 @@
+"""Avro schema to Arrow schema, the one place this mapping lives."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pyarrow as pa
+from hudi_ray.core.exceptions import HudiSchemaError
+
+META_FIELDS = (
+    "_hoodie_commit_time",
+    "_hoodie_commit_seqno",
+    "_hoodie_record_key",
+    "_hoodie_partition_path",
+    "_hoodie_file_name",
+)
+
+_PRIMITIVES: dict[str, pa.DataType] = {
+    "boolean": pa.bool_(),
+    "int": pa.int32(),
+    "long": pa.int64(),
+    "float": pa.float32(),
+    "double": pa.float64(),
+    "bytes": pa.binary(),
+    "string": pa.string(),
+}
+
+
+def parse_avro_schema(text: str, where: str) -> dict[str, Any]:
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HudiSchemaError(f"Malformed Avro schema in {where}: {exc}") from exc
+    if not isinstance(schema, dict) or schema.get("type") != "record":
+        raise HudiSchemaError(f"Avro schema in {where} is not a record schema")
+    return schema
+
+
+class _Converter:
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.named: dict[str, Any] = {}
+
+    def _register(self, schema: dict[str, Any], namespace: str | None) -> str | None:
+        name = schema.get("name")
+        if not name:
+            return namespace
+        ns = schema.get("namespace", namespace)
+        full = name if "." in name or not ns else f"{ns}.{name}"
+        self.named[full] = schema
+        self.named.setdefault(name, schema)
+        return full.rsplit(".", 1)[0] if "." in full else ns
+
+    def field_type(self, schema: Any, namespace: str | None, path: str) -> tuple[pa.DataType, bool]:
+        """Arrow type and nullability for an Avro type."""
+        if isinstance(schema, list):
+            branches = [b for b in schema if b != "null"]
+            nullable = len(branches) < len(schema)
+            if len(branches) != 1:
+                raise HudiSchemaError(f"Unsupported Avro union {json.dumps(schema)} at column {path} in {self.where}")
+            dtype, inner_nullable = self.field_type(branches[0], namespace, path)
+            return dtype, nullable or inner_nullable
+        if isinstance(schema, str):
+            if schema in _PRIMITIVES:
+                return _PRIMITIVES[schema], False
+            if schema == "null":
+                return pa.null(), True
+            named = self.named.get(schema) or (namespace and self.named.get(f"{namespace}.{schema}"))
+            if named is None:
+                raise HudiSchemaError(f"Unknown Avro type {schema!r} at column {path} in {self.where}")
+            return self.field_type(named, namespace, path)
+        if not isinstance(schema, dict):
+            raise HudiSchemaError(f"Malformed Avro type at column {path} in {self.where}")
+        typ = schema.get("type")
+        logical = schema.get("logicalType")
+        if typ in ("record", "error"):
+            ns = self._register(schema, namespace)
+            return pa.struct(self.fields(schema, ns, path)), False
+        if typ == "enum":
+            self._register(schema, namespace)
+            return pa.string(), False
+        if typ == "fixed":
+            self._register(schema, namespace)
+            if logical == "decimal":
+                return _decimal(schema), False
+            if logical == "duration":
+                return pa.month_day_nano_interval(), False
+            return pa.binary(int(schema["size"])), False
+        if typ == "array":
+            item, item_null = self.field_type(schema["items"], namespace, f"{path}.element")
+            return pa.list_(pa.field("element", item, nullable=item_null)), False
+        if typ == "map":
+            value, value_null = self.field_type(schema["values"], namespace, f"{path}.value")
+            return pa.map_(pa.field("key", pa.string(), nullable=False), pa.field("value", value, value_null)), False
+        if typ in _PRIMITIVES:
+            return _logical(typ, logical, schema), False
+        if isinstance(typ, (dict, list)) or typ in self.named:
+            return self.field_type(typ, namespace, path)
+        raise HudiSchemaError(f"Unsupported Avro type {typ!r} at column {path} in {self.where}")
+
+    def fields(self, record: dict[str, Any], namespace: str | None, prefix: str) -> list[pa.Field]:
+        out = []
+        for f in record.get("fields", []):
+            name = f["name"]
+            path = f"{prefix}.{name}" if prefix else name
+            dtype, nullable = self.field_type(f["type"], namespace, path)
+            out.append(pa.field(name, dtype, nullable=nullable))
+        return out
+
+
+def _decimal(schema: dict[str, Any]) -> pa.DataType:
+    precision = int(schema["precision"])
+    scale = int(schema.get("scale", 0))
+    return pa.decimal128(precision, scale) if precision <= 38 else pa.decimal256(precision, scale)
+
+
+def _logical(typ: str, logical: str | None, schema: dict[str, Any]) -> pa.DataType:
+    if logical == "decimal" and typ == "bytes":
+        return _decimal(schema)
+    if typ == "int":
+        if logical == "date":
+            return pa.date32()
+        if logical == "time-millis":
+            return pa.time32("ms")
+    if typ == "long":
+        if logical == "time-micros":
+            return pa.time64("us")
+        if logical == "timestamp-millis":
+            return pa.timestamp("ms", tz="UTC")
+        if logical == "timestamp-micros":
+            return pa.timestamp("us", tz="UTC")
+        if logical == "timestamp-nanos":
+            return pa.timestamp("ns", tz="UTC")
+        if logical == "local-timestamp-millis":
+            return pa.timestamp("ms")
+        if logical == "local-timestamp-micros":
+            return pa.timestamp("us")
+        if logical == "local-timestamp-nanos":
+            return pa.timestamp("ns")
+    return _PRIMITIVES[typ]
+
+
+def avro_to_arrow_schema(schema: dict[str, Any] | str, where: str = "schema") -> pa.Schema:
+    """Convert an Avro record schema (dict or JSON text) to an Arrow schema.
+
+    Hudi's meta fields are typed ``string not null``: every row written with
+    meta fields has them set, whatever the Avro union says.
+    """
+    record = parse_avro_schema(schema, where) if isinstance(schema, str) else schema
+    conv = _Converter(where)
+    ns = conv._register(record, None)
+    fields = conv.fields(record, ns, "")
+    fields = [pa.field(f.name, pa.string(), nullable=False) if f.name in META_FIELDS else f for f in fields]
+    return pa.schema(fields)
+
+
+def avro_schema_with_meta_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with Hudi's meta fields prepended (unless already present)."""
+    existing = {f["name"] for f in record.get("fields", [])}
+    meta = [{"name": n, "type": ["null", "string"], "default": None} for n in META_FIELDS if n not in existing]
+    return {**record, "fields": meta + list(record.get("fields", []))}
+
+
+def avro_schema_without_meta_fields(record: dict[str, Any]) -> dict[str, Any]:
+    return {**record, "fields": [f for f in record.get("fields", []) if f["name"] not in META_FIELDS]}

@@ -1,0 +1,55 @@
+"""Map hudi-rs style storage option keys onto fsspec filesystem arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+_TRUE = {"true", "1", "yes"}
+
+# hudi-rs (object_store) key -> s3fs constructor argument.
+_S3_KEYS = {
+    "aws_access_key_id": "key",
+    "access_key_id": "key",
+    "aws_secret_access_key": "secret",
+    "secret_access_key": "secret",
+    "aws_session_token": "token",
+    "session_token": "token",
+    "aws_token": "token",
+}
+_S3_CLIENT_KEYS = {
+    "aws_region": "region_name",
+    "region": "region_name",
+    "aws_endpoint_url": "endpoint_url",
+    "aws_endpoint": "endpoint_url",
+    "endpoint_url": "endpoint_url",
+    "endpoint": "endpoint_url",
+}
+# Keys hudi-rs accepts that have no fsspec counterpart; accepted and ignored.
+_IGNORED = {"aws_ca_bundle", "aws_allow_http", "allow_http", "aws_virtual_hosted_style_request"}
+
+
+def fsspec_kwargs(protocol: str, options: Mapping[str, str]) -> dict[str, Any]:
+    """Translate storage options for ``protocol``; keys fsspec knows pass through."""
+    if protocol in ("file", "local", ""):
+        return {}
+    kwargs: dict[str, Any] = {}
+    if protocol in ("s3", "s3a"):
+        client: dict[str, Any] = {}
+        for key, value in options.items():
+            k = key.lower()
+            if k in _S3_KEYS:
+                kwargs[_S3_KEYS[k]] = value
+            elif k in _S3_CLIENT_KEYS:
+                client[_S3_CLIENT_KEYS[k]] = value
+            elif k in ("aws_allow_http", "allow_http"):
+                if value.lower() in _TRUE:
+                    kwargs["use_ssl"] = False
+            elif k in _IGNORED:
+                continue
+            else:
+                kwargs[key] = value
+        if client:
+            kwargs["client_kwargs"] = client
+        return kwargs
+    return dict(options)

@@ -1,0 +1,170 @@
+"""fsspec-backed storage rooted at a table's base URI.
+
+Paths given to :class:`Storage` are relative to the base URI. Parquet reads go
+through a pyarrow filesystem: the native one for local disk (fastest), an
+fsspec handler otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from urllib.parse import unquote, urlparse
+
+import fsspec
+import pyarrow.fs as pafs
+from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiStorageError
+from hudi_ray.core.storage.options import fsspec_kwargs
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """One entry of a directory listing."""
+
+    name: str
+    path: str  # relative to the storage root
+    size: int
+    is_dir: bool
+
+
+def normalize_base_uri(base_uri: str) -> tuple[str, str]:
+    """Return ``(protocol, root)``: ``file`` with an absolute path, or a URL's scheme and path."""
+    if not base_uri:
+        raise HudiStorageError("Empty table base URI")
+    parsed = urlparse(base_uri)
+    if parsed.scheme in ("", "file") or (len(parsed.scheme) == 1 and os.name == "nt"):
+        path = unquote(parsed.path) if parsed.scheme == "file" else base_uri
+        return "file", os.path.abspath(os.path.expanduser(path)).rstrip("/") or "/"
+    root = f"{parsed.netloc}{parsed.path}".rstrip("/")
+    return parsed.scheme, root
+
+
+def _join(root: str, rel: str) -> str:
+    rel = rel.strip("/")
+    return f"{root}/{rel}" if rel else root
+
+
+class Storage:
+    """Listing and reading of files under one root, sync and async."""
+
+    def __init__(self, base_uri: str, options: Mapping[str, str] | None = None) -> None:
+        self.options: dict[str, str] = dict(options or {})
+        self.protocol, self.root = normalize_base_uri(base_uri)
+        kwargs = fsspec_kwargs(self.protocol, self.options)
+        try:
+            self.fs: fsspec.AbstractFileSystem = fsspec.filesystem(self.protocol, **kwargs)
+        except (ImportError, ValueError, TypeError) as exc:
+            raise HudiStorageError(f"Cannot open storage for {base_uri!r}: {exc}") from exc
+
+    @property
+    def base_url(self) -> str:
+        if self.protocol == "file":
+            return f"file://{self.root}"
+        return f"{self.protocol}://{self.root}"
+
+    @property
+    def is_local(self) -> bool:
+        return self.protocol == "file"
+
+    def child(self, rel: str) -> Storage:
+        """A storage rooted at ``rel`` below this one, sharing the filesystem."""
+        other = object.__new__(Storage)
+        other.options = self.options
+        other.protocol = self.protocol
+        other.root = _join(self.root, rel)
+        other.fs = self.fs
+        return other
+
+    def full_path(self, rel: str) -> str:
+        return _join(self.root, rel)
+
+    def uri(self, rel: str) -> str:
+        return f"{self.base_url}/{rel.strip('/')}" if rel else self.base_url
+
+    def _describe(self, rel: str) -> str:
+        return self.uri(rel)
+
+    # -- listing -------------------------------------------------------------
+
+    def list_dir(self, rel: str = "") -> list[FileInfo]:
+        path = self.full_path(rel)
+        try:
+            entries = self.fs.ls(path, detail=True)
+        except FileNotFoundError as exc:
+            raise HudiFileNotFoundError(f"Directory not found: {self._describe(rel)}") from exc
+        except OSError as exc:
+            raise HudiStorageError(f"Cannot list {self._describe(rel)}: {exc}") from exc
+        return [self._info(rel, e) for e in entries if e["name"].rstrip("/") != path]
+
+    async def list_dir_async(self, rel: str = "") -> list[FileInfo]:
+        return await asyncio.to_thread(self.list_dir, rel)
+
+    def _info(self, rel: str, entry: dict) -> FileInfo:
+        name = entry["name"].rstrip("/").rsplit("/", 1)[-1]
+        child = f"{rel.strip('/')}/{name}" if rel.strip("/") else name
+        return FileInfo(
+            name=name,
+            path=child,
+            size=int(entry.get("size") or 0),
+            is_dir=entry.get("type") == "directory",
+        )
+
+    def exists(self, rel: str) -> bool:
+        try:
+            return bool(self.fs.exists(self.full_path(rel)))
+        except OSError as exc:
+            raise HudiStorageError(f"Cannot stat {self._describe(rel)}: {exc}") from exc
+
+    def size(self, rel: str) -> int:
+        try:
+            return int(self.fs.size(self.full_path(rel)))
+        except FileNotFoundError as exc:
+            raise HudiFileNotFoundError(f"File not found: {self._describe(rel)}") from exc
+        except OSError as exc:
+            raise HudiStorageError(f"Cannot stat {self._describe(rel)}: {exc}") from exc
+
+    # -- reading -------------------------------------------------------------
+
+    def read_bytes(self, rel: str) -> bytes:
+        try:
+            return self.fs.cat_file(self.full_path(rel))
+        except FileNotFoundError as exc:
+            raise HudiFileNotFoundError(f"File not found: {self._describe(rel)}") from exc
+        except IsADirectoryError as exc:
+            raise HudiStorageError(f"Expected a file, found a directory: {self._describe(rel)}") from exc
+        except OSError as exc:
+            raise HudiStorageError(f"Cannot read {self._describe(rel)}: {exc}") from exc
+
+    def read_range(self, rel: str, start: int, end: int) -> bytes:
+        """Bytes ``[start, end)`` of a file; negative ``start`` counts from the end."""
+        try:
+            return self.fs.cat_file(self.full_path(rel), start=start, end=end)
+        except FileNotFoundError as exc:
+            raise HudiFileNotFoundError(f"File not found: {self._describe(rel)}") from exc
+        except OSError as exc:
+            raise HudiStorageError(f"Cannot read {self._describe(rel)}: {exc}") from exc
+
+    async def read_bytes_async(self, rel: str) -> bytes:
+        return await asyncio.to_thread(self.read_bytes, rel)
+
+    async def read_range_async(self, rel: str, start: int, end: int) -> bytes:
+        return await asyncio.to_thread(self.read_range, rel, start, end)
+
+    # -- pyarrow -------------------------------------------------------------
+
+    @cached_property
+    def arrow_fs(self) -> pafs.FileSystem:
+        if self.is_local:
+            return pafs.LocalFileSystem()
+        return pafs.PyFileSystem(pafs.FSSpecHandler(self.fs))
+
+    def arrow_path(self, rel: str) -> str:
+        return self.full_path(rel)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("arrow_fs", None)
+        return state

@@ -1,0 +1,16 @@
+"""Table API: ``HudiTable``, its builder, read options and the file group reader."""
+
+from hudi_ray.core.table.builder import HudiTableBuilder
+from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
+from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
+from hudi_ray.core.table.stream import HudiRecordBatchStream
+from hudi_ray.core.table.table import HudiTable
+
+__all__ = [
+    "HudiFileGroupReader",
+    "HudiQueryType",
+    "HudiReadOptions",
+    "HudiRecordBatchStream",
+    "HudiTable",
+    "HudiTableBuilder",
+]

@@ -1,0 +1,55 @@
+"""``HudiTableBuilder``: collect Hudi and storage options, then load the table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from hudi_ray.core.config.keys import key_str
+from hudi_ray.core.table.file_group_reader import split_options
+from hudi_ray.core.table.table import HudiTable
+
+
+@dataclass
+class HudiTableBuilder:
+    """Builds a :class:`HudiTable`; generic options route by key prefix."""
+
+    base_uri: str
+    hudi_options: dict[str, str] = field(default_factory=dict)
+    storage_options: dict[str, str] = field(default_factory=dict)
+    options: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_base_uri(cls, base_uri: str) -> HudiTableBuilder:
+        return cls(base_uri)
+
+    def with_hudi_option(self, k: str | Enum, v: str) -> HudiTableBuilder:
+        self.hudi_options[key_str(k)] = str(v)
+        return self
+
+    def with_hudi_options(self, hudi_options: Mapping[str, str]) -> HudiTableBuilder:
+        self.hudi_options.update({key_str(k): str(v) for k, v in hudi_options.items()})
+        return self
+
+    def with_storage_option(self, k: str, v: str) -> HudiTableBuilder:
+        self.storage_options[str(k)] = str(v)
+        return self
+
+    def with_storage_options(self, storage_options: Mapping[str, str]) -> HudiTableBuilder:
+        self.storage_options.update({str(k): str(v) for k, v in storage_options.items()})
+        return self
+
+    def with_option(self, k: str | Enum, v: str) -> HudiTableBuilder:
+        self.options[key_str(k)] = str(v)
+        return self
+
+    def with_options(self, options: Mapping[str, str]) -> HudiTableBuilder:
+        self.options.update({key_str(k): str(v) for k, v in options.items()})
+        return self
+
+    def build(self) -> HudiTable:
+        hudi, storage = split_options(self.options)
+        hudi.update(self.hudi_options)
+        storage.update(self.storage_options)
+        return HudiTable._build(self.base_uri, hudi, storage)

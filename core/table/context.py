@@ -1,0 +1,110 @@
+"""What readers need to know about a table: storage, configs, timeline, schema."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+from hudi_ray.core.config import TableConfig, parse_properties
+from hudi_ray.core.exceptions import (
+    HudiConfigError,
+    HudiCorruptFileError,
+    HudiFileNotFoundError,
+    HudiTableNotFoundError,
+)
+from hudi_ray.core.partition import Partitioner
+from hudi_ray.core.schema import avro_to_arrow_schema, meta_fields_schema
+from hudi_ray.core.schema.avro import META_FIELDS, parse_avro_schema
+from hudi_ray.core.storage import Storage
+from hudi_ray.core.timeline import HudiTimeline
+
+PROPERTIES = ".hoodie/hoodie.properties"
+PROPERTIES_BACKUP = ".hoodie/hoodie.properties.backup"
+
+
+def load_table_config(storage: Storage, overrides: dict[str, str]) -> TableConfig:
+    """Read ``hoodie.properties`` (or its backup, as Hudi does mid-update)."""
+    if not storage.exists(".hoodie"):
+        raise HudiTableNotFoundError(f"Not a Hudi table: {storage.uri('.hoodie')} does not exist")
+    path = PROPERTIES
+    try:
+        raw = storage.read_bytes(path)
+    except HudiFileNotFoundError:
+        path = PROPERTIES_BACKUP
+        try:
+            raw = storage.read_bytes(path)
+        except HudiFileNotFoundError as exc:
+            raise HudiTableNotFoundError(f"Not a Hudi table: {storage.uri(PROPERTIES)} does not exist") from exc
+    where = storage.uri(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HudiCorruptFileError(f"Corrupt table properties {where}: not UTF-8 text ({exc})") from exc
+    if "\x00" in text:
+        raise HudiCorruptFileError(f"Corrupt table properties {where}: contains binary data")
+    props = parse_properties(text)
+    for key in ("hoodie.table.name", "hoodie.table.type"):
+        if not props.get(key):
+            raise HudiConfigError(f"Missing required config {key} in {where}")
+    props.update(overrides)
+    config = TableConfig.from_mapping(props, where)
+    config.validate()
+    return config
+
+
+@dataclass
+class TableContext:
+    """Loaded once per table and shared by the table API and its readers."""
+
+    storage: Storage
+    config: TableConfig
+    timeline: HudiTimeline
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _schema: pa.Schema | None = field(default=None, repr=False)
+    _partitioner: Partitioner | None = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, storage: Storage, overrides: dict[str, str]) -> TableContext:
+        config = load_table_config(storage, overrides)
+        return cls(storage=storage, config=config, timeline=HudiTimeline.load(storage, config))
+
+    @property
+    def avro_schema_str(self) -> str:
+        return self.timeline.get_latest_avro_schema()
+
+    @property
+    def data_schema(self) -> pa.Schema:
+        """Table schema without meta fields."""
+        with self._lock:
+            if self._schema is None:
+                text = self.avro_schema_str
+                full = avro_to_arrow_schema(parse_avro_schema(text, "table schema"), "table schema")
+                self._schema = pa.schema([f for f in full if f.name not in META_FIELDS])
+            return self._schema
+
+    @property
+    def schema_with_meta_fields(self) -> pa.Schema:
+        return pa.schema(list(meta_fields_schema()) + list(self.data_schema))
+
+    @property
+    def read_schema(self) -> pa.Schema:
+        """Columns a read returns: meta fields only when the writer populated them."""
+        if self.config.populates_meta_fields:
+            return self.schema_with_meta_fields
+        return self.data_schema
+
+    @property
+    def partitioner(self) -> Partitioner:
+        if self._partitioner is None:
+            self._partitioner = Partitioner(self.config, self.data_schema)
+        return self._partitioner
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()

@@ -1,0 +1,304 @@
+"""``HudiTable``: logical reads of a table (snapshot, time travel, incremental)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+
+import pyarrow as pa
+from hudi_ray.core.config.keys import HudiReadConfig as R
+from hudi_ray.core.config.keys import is_read_config
+from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.expr import Filter
+from hudi_ray.core.expr.arrow import prune_partitions
+from hudi_ray.core.file_group import FileSystemView, HudiFileSlice
+from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
+from hudi_ray.core.storage import Storage
+from hudi_ray.core.table.context import TableContext
+from hudi_ray.core.table.file_group_reader import HudiFileGroupReader, split_options
+from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
+from hudi_ray.core.table.stream import HudiRecordBatchStream
+from hudi_ray.core.timeline import HudiInstant, HudiTimeline
+from hudi_ray.core.timeline.timestamps import START_OF_TIME, parse_timestamp
+
+log = logging.getLogger(__name__)
+
+READ_PARALLELISM = max(2, min(8, os.cpu_count() or 2))
+
+
+class ResolvedRead:
+    """A read's options with timestamps resolved for its query type."""
+
+    def __init__(self, table: HudiTable, options: HudiReadOptions | None) -> None:
+        opts = options or HudiReadOptions()
+        self.query_type = opts.query_type()
+        tz = table.timezone
+        timeline = table.get_timeline()
+        hudi = dict(opts.hudi_options)
+        self.as_of: str | None = None
+        self.start: str | None = None
+        self.end: str | None = None
+        if self.query_type is HudiQueryType.Snapshot:
+            hudi.pop(R.START_TIMESTAMP.value, None)
+            hudi.pop(R.END_TIMESTAMP.value, None)
+            raw = opts.as_of_timestamp()
+            if raw is not None:
+                self.as_of = parse_timestamp(raw, tz, option="as-of timestamp")
+            hudi.pop(R.AS_OF_TIMESTAMP.value, None)
+            latest = timeline.latest_data_instant()
+            end = self.as_of or (latest.timestamp if latest else None)
+            if end is not None:
+                hudi[R.END_TIMESTAMP.value] = end
+        else:
+            hudi.pop(R.AS_OF_TIMESTAMP.value, None)
+            raw_start = opts.start_timestamp()
+            raw_end = opts.end_timestamp()
+            self.start = parse_timestamp(raw_start, tz, option="start timestamp") if raw_start else START_OF_TIME
+            if raw_end:
+                self.end = parse_timestamp(raw_end, tz, option="end timestamp")
+            else:
+                latest = timeline.latest_data_instant()
+                self.end = latest.completed_at if latest else None
+            # Row-level commit filtering uses the instants' set, not this range.
+            hudi.pop(R.START_TIMESTAMP.value, None)
+            hudi.pop(R.END_TIMESTAMP.value, None)
+        self.options = HudiReadOptions(filters=opts.parsed_filters, projection=opts.projection, hudi_options=hudi)
+        self.filters: list[Filter] = opts.parsed_filters
+
+
+class HudiTable:
+    """A Hudi table; the timeline is loaded once, at construction."""
+
+    def __init__(self, base_uri: str, options: Mapping[str, str] | None = None) -> None:
+        hudi, storage = split_options(options)
+        self._init(base_uri, hudi, storage)
+
+    @classmethod
+    def _build(cls, base_uri: str, hudi_options: Mapping[str, str], storage_options: Mapping[str, str]) -> HudiTable:
+        table = cls.__new__(cls)
+        table._init(base_uri, dict(hudi_options), dict(storage_options))
+        return table
+
+    def _init(self, base_uri: str, hudi: dict[str, str], storage: dict[str, str]) -> None:
+        self._base_uri = base_uri
+        # Read configs belong to each read, never to the table.
+        self._user_hudi = {k: v for k, v in hudi.items() if not is_read_config(k)}
+        self._storage_options = dict(storage)
+        self._storage = Storage(base_uri, self._storage_options)
+        self._context = TableContext.load(self._storage, self._user_hudi)
+        self._view = FileSystemView(self._storage, self._context.config, self._context.timeline, self._partitioner())
+
+    def _partitioner(self):
+        try:
+            return self._context.partitioner
+        except HudiSchemaError:
+            if self._context.timeline.is_empty:
+                from hudi_ray.core.partition import Partitioner
+
+                return Partitioner(self._context.config, pa.schema([]))
+            raise
+
+    # -- configs and metadata ------------------------------------------------------
+
+    def hudi_options(self) -> dict[str, str]:
+        opts = dict(self._context.config.options)
+        opts["hoodie.base.path"] = self._base_uri
+        return opts
+
+    def storage_options(self) -> dict[str, str]:
+        return dict(self._storage_options)
+
+    @property
+    def base_url(self) -> str:
+        return self._storage.base_url
+
+    @property
+    def table_name(self) -> str:
+        return self._context.config.table_name
+
+    @property
+    def table_type(self) -> str:
+        return self._context.config.table_type
+
+    @property
+    def is_mor(self) -> bool:
+        return self._context.config.is_mor
+
+    @property
+    def timezone(self) -> str:
+        return self._context.config.timezone.lower()
+
+    @property
+    def table_version(self) -> int:
+        return self._context.config.table_version
+
+    def get_timeline(self) -> HudiTimeline:
+        return self._context.timeline
+
+    # -- schema --------------------------------------------------------------
+
+    def get_schema(self) -> pa.Schema:
+        return self._context.data_schema
+
+    def get_schema_with_meta_fields(self) -> pa.Schema:
+        return self._context.schema_with_meta_fields
+
+    def get_partition_schema(self) -> pa.Schema:
+        return self._context.partitioner.schema
+
+    def get_schema_in_avro_str(self) -> str:
+        import json
+
+        record = parse_avro_schema(self._context.avro_schema_str, "table schema")
+        return json.dumps(avro_schema_without_meta_fields(record), separators=(",", ":"))
+
+    def get_schema_in_avro_str_with_meta_fields(self) -> str:
+        import json
+
+        record = parse_avro_schema(self._context.avro_schema_str, "table schema")
+        return json.dumps(avro_schema_with_meta_fields(record), separators=(",", ":"))
+
+    # -- planning --------------------------------------------------------------
+
+    def _validate_filters(self, filters: list[Filter]) -> None:
+        if not filters:
+            return
+        known = set(self._context.read_schema.names) | set(self.get_schema_with_meta_fields().names)
+        known |= set(self.get_partition_schema().names)
+        for f in filters:
+            if f.field not in known:
+                raise HudiFilterError(f"Filter field {f.field!r} not found in the schema of table {self.base_url}")
+
+    def _validate_projection(self, projection: list[str] | None) -> None:
+        if projection is None:
+            return
+        names = set(self._context.read_schema.names)
+        unknown = [c for c in projection if c not in names]
+        if unknown:
+            raise HudiSchemaError(f"Projected columns {unknown} not found in the schema of table {self.base_url}")
+
+    def _pruned_partitions(self, filters: list[Filter]) -> list[str]:
+        partitions = self._view.partition_paths()
+        partitioner = self._context.partitioner
+        if not partitioner.is_partitioned or not filters:
+            return partitions
+        values, unparsed = partitioner.values_table(partitions)
+        keep = prune_partitions(values, unparsed, filters, partitioner.schema)
+        return [p for p, k in zip(partitions, keep) if k]
+
+    def _incremental_instants(self, read: ResolvedRead) -> list[HudiInstant]:
+        """Instants that took effect in (start, end]: by completion time on
+        table version 8+, by instant time before."""
+        timeline = self.get_timeline()
+        if read.end is None:
+            return []
+        return [i for i in timeline.data_instants if read.start < i.completed_at <= read.end]
+
+    def _plan(self, read: ResolvedRead) -> tuple[list[HudiFileSlice], frozenset[str] | None]:
+        """File slices for a read, and for incremental reads the instant times
+        whose rows it returns."""
+        if self.get_timeline().is_empty:
+            return [], None
+        self._validate_filters(read.filters)
+        partitions = self._pruned_partitions(read.filters)
+        read_optimized = read.options.use_read_optimized()
+        if read.query_type is HudiQueryType.Snapshot:
+            visibility = self._view.snapshot_visibility(read.as_of)
+            slices = self._view.latest_file_slices(partitions, visibility)
+            commit_times = None
+        else:
+            instants = self._incremental_instants(read)
+            if not instants:
+                return [], frozenset()
+            touched: set[tuple[str, str]] = set()
+            for instant in instants:
+                for stat in self.get_timeline().write_stats(instant):
+                    touched.add((stat.get("partitionPath") or "", stat.get("fileId") or ""))
+            # Latest slice as of the newest instant in range, among groups the range touched.
+            timeline = self.get_timeline()
+            upper = [i for i in timeline.data_instants if i.completed_at <= read.end]
+            visibility = self._view.visibility_of(upper)
+            slices = self._view.latest_file_slices(partitions, visibility, lambda p, f: (p, f) in touched)
+            commit_times = frozenset(i.timestamp for i in instants)
+        if read_optimized:
+            for s in slices:
+                s.log_file_names, s.log_file_sizes = [], []
+        return slices, commit_times
+
+    def get_file_slices(self, options: HudiReadOptions | None = None) -> list[HudiFileSlice]:
+        read = ResolvedRead(self, options)
+        return self._plan(read)[0]
+
+    def create_file_group_reader_with_options(
+        self,
+        read_options: HudiReadOptions | None = None,
+        extra_storage_overrides: Mapping[str, str] | None = None,
+    ) -> HudiFileGroupReader:
+        read = ResolvedRead(self, read_options)
+        hudi = {**self._user_hudi, **read.options.hudi_options}
+        if read.query_type is HudiQueryType.Incremental:
+            hudi[R.START_TIMESTAMP.value] = read.start or START_OF_TIME
+            if read.end:
+                hudi[R.END_TIMESTAMP.value] = read.end
+        context = self._context
+        if extra_storage_overrides:
+            storage = Storage(self._base_uri, {**self._storage_options, **extra_storage_overrides})
+            context = TableContext(storage=storage, config=context.config, timeline=context.timeline)
+        return HudiFileGroupReader(
+            self._base_uri, {**hudi, **self._storage_options, **(extra_storage_overrides or {})}, _context=context
+        )
+
+    def _reader(self) -> HudiFileGroupReader:
+        return HudiFileGroupReader(self._base_uri, self._user_hudi, _context=self._context)
+
+    # -- reads ---------------------------------------------------------------
+
+    def read(self, options: HudiReadOptions | None = None) -> list[pa.RecordBatch]:
+        read = ResolvedRead(self, options)
+        self._validate_projection(read.options.projection)
+        slices, commit_times = self._plan(read)
+        if not slices:
+            return []
+        reader = self._reader()
+        opts = read.options
+
+        def one(s: HudiFileSlice) -> pa.RecordBatch:
+            return reader._read_slice(s, opts, commit_times)
+
+        if len(slices) == 1:
+            batches = [one(slices[0])]
+        else:
+            with ThreadPoolExecutor(max_workers=min(READ_PARALLELISM, len(slices))) as pool:
+                batches = list(pool.map(one, slices))
+        return [b for b in batches if b.num_rows]
+
+    def read_stream(self, options: HudiReadOptions | None = None) -> HudiRecordBatchStream:
+        read = ResolvedRead(self, options)
+        if read.query_type is HudiQueryType.Incremental:
+            raise HudiUnsupportedError("read_stream does not support incremental queries yet; use read()")
+        self._validate_projection(read.options.projection)
+        slices, _ = self._plan(read)
+        reader = self._reader()
+        opts = read.options
+        for s in slices:
+            if s.has_log_files() and not opts.use_read_optimized():
+                reader._check_logs(s.log_files_relative_paths(), self._storage.uri(s.base_file_relative_path()))
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            for s in slices:
+                yield from reader._stream(s.base_file_relative_path(), s.partition_path, opts, None)
+
+        return HudiRecordBatchStream(batches())
+
+    def compute_table_stats(self, options: HudiReadOptions | None = None) -> tuple[int, int] | None:
+        """(rows, bytes) estimate for snapshot reads; needs the metadata table,
+        which this reader does not read yet, so always None for now."""
+        read = ResolvedRead(self, options)
+        if read.query_type is HudiQueryType.Incremental:
+            return None
+        return None
+
+    def __repr__(self) -> str:
+        return f"HudiTable({self.base_url!r}, type={self.table_type}, version={self.table_version})"

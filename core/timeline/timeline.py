@@ -1,0 +1,225 @@
+"""The active timeline: completed instants, their metadata and the latest schema."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import threading
+from typing import Any
+
+import fastavro
+import pyarrow as pa
+from hudi_ray.core.config import TableConfig
+from hudi_ray.core.exceptions import HudiSchemaError, HudiTimelineError
+from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
+from hudi_ray.core.storage import Storage
+from hudi_ray.core.timeline.instant import (
+    CLUSTERING,
+    COMMIT,
+    COMPACTION,
+    DATA_ACTIONS,
+    DELTA_COMMIT,
+    REPLACE_COMMIT,
+    HudiInstant,
+)
+
+log = logging.getLogger(__name__)
+
+_AVRO_MAGIC = b"Obj\x01"
+
+
+def decode_instant_metadata(raw: bytes, where: str) -> dict[str, Any]:
+    """Commit metadata is JSON (layout 1) or an Avro container (layout 2)."""
+    if not raw:
+        return {}
+    try:
+        if raw.startswith(_AVRO_MAGIC):
+            records = list(fastavro.reader(io.BytesIO(raw)))
+            if not records:
+                raise HudiTimelineError(f"Instant file {where} holds no Avro record")
+            return records[0]
+        value = json.loads(raw.decode("utf-8"))
+    except HudiTimelineError:
+        raise
+    except Exception as exc:  # fastavro and json raise many unrelated types
+        raise HudiTimelineError(f"Malformed instant metadata in {where}: {exc}") from exc
+    if not isinstance(value, dict):
+        raise HudiTimelineError(f"Malformed instant metadata in {where}: expected a JSON object")
+    return value
+
+
+class HudiTimeline:
+    """Completed instants of a table's active timeline, loaded once.
+
+    ``timestamp`` of an instant is its requested time. For table version 8 and
+    later the completion time is known too and orders incremental reads.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        config: TableConfig,
+        instants: list[HudiInstant],
+        pending: list[HudiInstant],
+    ) -> None:
+        self._storage = storage
+        self._config = config
+        self.instants = sorted(instants)
+        self.pending = sorted(pending)
+        self._metadata: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._clustering_requested = {
+            i.timestamp for i in self.pending if i.action == CLUSTERING and i.state == "REQUESTED"
+        }
+        self._data = [i for i in self.instants if i.action in DATA_ACTIONS]
+        self._data_ts = {i.timestamp for i in self._data}
+
+    # -- loading ---------------------------------------------------------------
+
+    @classmethod
+    def load(cls, storage: Storage, config: TableConfig) -> HudiTimeline:
+        folder = config.timeline_path
+        tz = config.timezone
+        completed: list[HudiInstant] = []
+        pending: list[HudiInstant] = []
+        for info in storage.list_dir(folder):
+            if info.is_dir:
+                continue
+            instant = HudiInstant.parse(info.name, tz)
+            if instant is None:
+                continue
+            (completed if instant.is_completed else pending).append(instant)
+        return cls(storage, config, completed, pending)
+
+    # -- instants ------------------------------------------------------------
+
+    @property
+    def data_instants(self) -> list[HudiInstant]:
+        """Completed commits, delta commits and replace commits, oldest first."""
+        return list(self._data)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self._data
+
+    def _select(self, actions: set[str], desc: bool) -> list[HudiInstant]:
+        found = [i for i in self.instants if i.action in actions]
+        return found[::-1] if desc else found
+
+    def get_completed_commits(self, desc: bool = False) -> list[HudiInstant]:
+        return self._select({COMMIT}, desc)
+
+    def get_completed_deltacommits(self, desc: bool = False) -> list[HudiInstant]:
+        return self._select({DELTA_COMMIT}, desc)
+
+    def get_completed_replacecommits(self, desc: bool = False) -> list[HudiInstant]:
+        return self._select({REPLACE_COMMIT}, desc)
+
+    def get_completed_clustering_commits(self, desc: bool = False) -> list[HudiInstant]:
+        found = [i for i in self.get_completed_replacecommits() if self.is_clustering(i)]
+        return found[::-1] if desc else found
+
+    def is_clustering(self, instant: HudiInstant) -> bool:
+        if instant.action == CLUSTERING:
+            return True
+        if instant.action != REPLACE_COMMIT:
+            return False
+        if instant.timestamp in self._clustering_requested:
+            return True
+        # Layout 1 has no clustering action: the operation type tells.
+        return self.get_instant_metadata(instant).get("operationType") == "CLUSTER"
+
+    def get_latest_commit_timestamp(self) -> str:
+        if not self._data:
+            raise HudiTimelineError(f"No completed commits on the timeline of {self._storage.base_url}")
+        return self._data[-1].timestamp
+
+    def latest_data_instant(self) -> HudiInstant | None:
+        return self._data[-1] if self._data else None
+
+    def is_completed_data_instant(self, ts: str) -> bool:
+        """True for completed data instants, and for instants older than the
+        active timeline (archived ones were completed)."""
+        if ts in self._data_ts:
+            return True
+        first = self.instants[0].timestamp if self.instants else None
+        return first is not None and ts < first and not any(p.timestamp == ts for p in self.pending)
+
+    def pending_compaction_timestamps(self) -> set[str]:
+        return {i.timestamp for i in self.pending if i.action == COMPACTION}
+
+    def find(self, ts: str) -> HudiInstant | None:
+        for i in self._data:
+            if i.timestamp == ts:
+                return i
+        return None
+
+    # -- metadata ------------------------------------------------------------
+
+    def _instant_path(self, instant: HudiInstant) -> str:
+        return f"{self._config.timeline_path}/{instant.file_name}"
+
+    def _read_raw(self, instant: HudiInstant) -> bytes:
+        if not instant.file_name:
+            raise HudiTimelineError(f"Instant {instant.timestamp} has no file on the active timeline")
+        return self._storage.read_bytes(self._instant_path(instant))
+
+    def get_instant_metadata(self, instant: HudiInstant) -> dict[str, Any]:
+        key = instant.file_name or instant.timestamp
+        with self._lock:
+            cached = self._metadata.get(key)
+        if cached is not None:
+            return cached
+        resolved = instant if instant.file_name else self.find(instant.timestamp)
+        if resolved is None:
+            raise HudiTimelineError(f"Instant {instant.timestamp} is not a completed instant on the timeline")
+        meta = decode_instant_metadata(self._read_raw(resolved), self._storage.uri(self._instant_path(resolved)))
+        with self._lock:
+            self._metadata[key] = meta
+        return meta
+
+    def get_instant_metadata_in_json(self, instant: HudiInstant) -> str:
+        resolved = instant if instant.file_name else self.find(instant.timestamp)
+        if resolved is None:
+            raise HudiTimelineError(f"Instant {instant.timestamp} is not a completed instant on the timeline")
+        raw = self._read_raw(resolved)
+        if raw.startswith(_AVRO_MAGIC):
+            return json.dumps(self.get_instant_metadata(resolved), default=str)
+        # Layout-1 metadata already is JSON; hand it back as written.
+        decode_instant_metadata(raw, self._storage.uri(self._instant_path(resolved)))
+        return raw.decode("utf-8")
+
+    def write_stats(self, instant: HudiInstant) -> list[dict[str, Any]]:
+        """Every write stat of an instant, across partitions."""
+        meta = self.get_instant_metadata(instant)
+        out: list[dict[str, Any]] = []
+        for stats in (meta.get("partitionToWriteStats") or {}).values():
+            out.extend(stats or [])
+        return out
+
+    def replaced_file_ids(self, instant: HudiInstant) -> dict[str, list[str]]:
+        if instant.action != REPLACE_COMMIT:
+            return {}
+        meta = self.get_instant_metadata(instant)
+        return {p: list(ids or []) for p, ids in (meta.get("partitionToReplaceFileIds") or {}).items()}
+
+    # -- schema --------------------------------------------------------------
+
+    def get_latest_avro_schema(self) -> str:
+        for instant in reversed(self._data):
+            meta = self.get_instant_metadata(instant)
+            schema = (meta.get("extraMetadata") or {}).get("schema")
+            if schema:
+                return schema
+        create = self._config.get("hoodie.table.create.schema")
+        if create:
+            return create
+        raise HudiSchemaError(
+            f"No schema found for {self._storage.base_url}: no commit carries one and "
+            "hoodie.table.create.schema is not set"
+        )
+
+    def get_latest_schema(self) -> pa.Schema:
+        text = self.get_latest_avro_schema()
+        return avro_to_arrow_schema(parse_avro_schema(text, "latest commit schema"), "latest commit schema")
