@@ -1,5 +1,6 @@
 """Base files: Parquet reading with projection pushed into the reader."""
 
-from hudi_ray.core.base_file.parquet import ParquetReader
+from hudi_ray.core.base_file.footer_stats import footer_column_stats
+from hudi_ray.core.base_file.parquet import FooterCache, ParquetReader
 
-__all__ = ["ParquetReader"]
+__all__ = ["FooterCache", "ParquetReader", "footer_column_stats"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -26,18 +28,53 @@ def _errors(uri: str) -> Iterator[None]:
         raise HudiStorageError(f"Cannot read base file {uri}: {msg}") from exc
 
 
+class FooterCache:
+    """Parquet footers read during planning, reused by the read that follows."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[str, pq.FileMetaData] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, rel: str) -> pq.FileMetaData | None:
+        with self._lock:
+            md = self._items.get(rel)
+            if md is not None:
+                self._items.move_to_end(rel)
+            return md
+
+    def put(self, rel: str, metadata: pq.FileMetaData) -> None:
+        with self._lock:
+            self._items[rel] = metadata
+            self._items.move_to_end(rel)
+            while len(self._items) > self.capacity:
+                self._items.popitem(last=False)
+
+    def __getstate__(self) -> dict:
+        return {"capacity": self.capacity}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["capacity"])
+
+
 class ParquetReader:
     """Reads one table's Parquet files by path relative to the base URI."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, footers: FooterCache | None = None) -> None:
         self.storage = storage
+        self.footers = footers
 
     def _open(self, rel: str) -> pq.ParquetFile:
-        return pq.ParquetFile(
+        cached = self.footers.get(rel) if self.footers is not None else None
+        pf = pq.ParquetFile(
             self.storage.arrow_path(rel),
             filesystem=self.storage.arrow_fs,
             pre_buffer=True,
+            metadata=cached,
         )
+        if cached is None and self.footers is not None:
+            self.footers.put(rel, pf.metadata)
+        return pf
 
     def schema(self, rel: str) -> pa.Schema:
         with _errors(self.storage.uri(rel)):

@@ -6,6 +6,7 @@ import threading
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+from hudi_ray.core.base_file import FooterCache
 from hudi_ray.core.config import TableConfig, parse_properties
 from hudi_ray.core.exceptions import (
     HudiConfigError,
@@ -63,6 +64,7 @@ class TableContext:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _schema: pa.Schema | None = field(default=None, repr=False)
     _partitioner: Partitioner | None = field(default=None, repr=False)
+    footers: FooterCache = field(default_factory=FooterCache, repr=False)
 
     @classmethod
     def load(cls, storage: Storage, overrides: dict[str, str]) -> TableContext:

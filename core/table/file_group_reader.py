@@ -159,7 +159,7 @@ class HudiFileGroupReader:
     # -- eager ---------------------------------------------------------------
 
     def _read_table(self, base_rel: str, partition_path: str, plan: ReadPlan) -> pa.Table:
-        reader = ParquetReader(self.context.storage)
+        reader = ParquetReader(self.context.storage, self.context.footers)
         data = reader.read(base_rel, plan.read_schema.names)
         data = conform_table(
             data, plan.read_schema, self._constants(partition_path), self.context.storage.uri(base_rel)
@@ -211,7 +211,7 @@ class HudiFileGroupReader:
         where = self.context.storage.uri(base_rel)
         plan = self._plan(options, where, commit_times)
         batch_size = options.batch_size() or DEFAULT_BATCH_SIZE
-        reader = ParquetReader(self.context.storage)
+        reader = ParquetReader(self.context.storage, self.context.footers)
         constants = self._constants(partition_path)
         for batch in reader.iter_batches(base_rel, plan.read_schema.names, batch_size):
             data = conform_table(pa.Table.from_batches([batch]), plan.read_schema, constants, where)

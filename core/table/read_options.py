@@ -154,7 +154,10 @@ class HudiReadOptions:
         return hash((self._filters, tuple(self.projection or ()), tuple(sorted(self.hudi_options.items()))))
 
     def __repr__(self) -> str:
-        return f"HudiReadOptions(filters={self.filters!r}, projection={self.projection!r}, hudi_options={self.hudi_options!r})"
+        return (
+            f"HudiReadOptions(filters={self.filters!r}, projection={self.projection!r}, "
+            f"hudi_options={self.hudi_options!r})"
+        )
 
     def __getstate__(self) -> dict:
         return {"filters": self._filters, "projection": self.projection, "hudi_options": self.hudi_options}

@@ -8,11 +8,13 @@ from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
+from hudi_ray.core.base_file import ParquetReader, footer_column_stats
 from hudi_ray.core.config.keys import HudiReadConfig as R
 from hudi_ray.core.config.keys import is_read_config
 from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.expr.arrow import prune_partitions
+from hudi_ray.core.expr.stats import may_match
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
 from hudi_ray.core.storage import Storage
@@ -225,7 +227,34 @@ class HudiTable:
         if read_optimized:
             for s in slices:
                 s.log_file_names, s.log_file_sizes = [], []
+        if read.query_type is HudiQueryType.Snapshot:
+            slices = self._prune_by_footer_stats(slices, read.filters)
         return slices, commit_times
+
+    def _prune_by_footer_stats(self, slices: list[HudiFileSlice], filters: list[Filter]) -> list[HudiFileSlice]:
+        """Drop base-file-only slices whose Parquet footer proves no row matches.
+
+        Slices with log files are kept: their logs may change any value.
+        """
+        partition_fields = set(self.get_partition_schema().names)
+        data_filters = [f for f in filters if f.field not in partition_fields]
+        candidates = [s for s in slices if not s.has_log_files() and s.base_file_name]
+        if not data_filters or not candidates:
+            return slices
+        schema = self._context.read_schema
+        columns = {f.field for f in data_filters}
+        reader = ParquetReader(self._storage, self._context.footers)
+
+        def keep(s: HudiFileSlice) -> bool:
+            md = reader.metadata(s.base_file_relative_path())
+            stats = footer_column_stats(md, schema, columns)
+            s.num_records = md.num_rows
+            s.base_file_byte_size = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
+            return may_match(data_filters, stats, schema)
+
+        with ThreadPoolExecutor(max_workers=min(READ_PARALLELISM * 2, len(candidates))) as pool:
+            verdict = dict(zip((id(s) for s in candidates), pool.map(keep, candidates)))
+        return [s for s in slices if verdict.get(id(s), True)]
 
     def get_file_slices(self, options: HudiReadOptions | None = None) -> list[HudiFileSlice]:
         read = ResolvedRead(self, options)
