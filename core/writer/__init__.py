@@ -1,0 +1,1 @@
+"""Writer: a small Hudi table writer for samples, benchmarks and property tests."""
