@@ -21,7 +21,7 @@ def _errors(uri: str) -> Iterator[None]:
         raise HudiFileNotFoundError(f"Base file not found: {uri}") from exc
     except (pa.ArrowInvalid, pa.ArrowIOError, OSError) as exc:
         msg = str(exc)
-        if "No such file" in msg or "not found" in msg.lower():
+        if "No such file" in msg or "does not exist" in msg:
             raise HudiFileNotFoundError(f"Base file not found: {uri}") from exc
         if isinstance(exc, pa.ArrowInvalid) or "parquet" in msg.lower() or "magic" in msg.lower():
             raise HudiCorruptFileError(f"Cannot decode Parquet base file {uri}: {msg}") from exc

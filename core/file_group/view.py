@@ -61,11 +61,17 @@ class Visibility:
 class FileSystemView:
     """Lists a table's partitions and files once, then answers slice queries."""
 
-    def __init__(self, storage: Storage, config: TableConfig, timeline: HudiTimeline, partitioner: Partitioner) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        config: TableConfig,
+        timeline: HudiTimeline,
+        partitioner: Callable[[], Partitioner],
+    ) -> None:
         self.storage = storage
         self.config = config
         self.timeline = timeline
-        self.partitioner = partitioner
+        self._partitioner = partitioner
         self._partitions: list[str] | None = None
         self._listings: dict[str, list[FileInfo]] = {}
         self._lock = threading.Lock()
@@ -113,10 +119,11 @@ class FileSystemView:
         """Every partition path of the table, listed from storage."""
         if self._partitions is not None:
             return self._partitions
-        if not self.partitioner.is_partitioned:
+        partitioner = self._partitioner()
+        if not partitioner.is_partitioned:
             self._partitions = [""]
             return self._partitions
-        depth = self.partitioner.depth()
+        depth = partitioner.depth()
         found: list[str] = []
         frontier = [""]
         level = 0
@@ -174,8 +181,10 @@ class FileSystemView:
         keep_group: Callable[[str, str], bool] | None = None,
     ) -> list[HudiFileSlice]:
         replaced = self.replaced_file_groups(visibility)
+        groups = self.file_groups(partitions)
+        self._check_committed_files_exist(groups, set(partitions), visibility, replaced)
         slices: list[HudiFileSlice] = []
-        for g in self.file_groups(partitions):
+        for g in groups:
             if (g.partition_path, g.file_id) in replaced:
                 continue
             if keep_group is not None and not keep_group(g.partition_path, g.file_id):
@@ -203,6 +212,41 @@ class FileSystemView:
         self._fill_record_counts(slices)
         slices.sort(key=lambda s: (s.partition_path, s.file_id))
         return slices
+
+    def _check_committed_files_exist(
+        self,
+        groups: list[FileGroup],
+        partitions: set[str],
+        visibility: Visibility,
+        replaced: set[tuple[str, str]],
+    ) -> None:
+        """Fail when a visible commit wrote a base file that storage no longer has.
+
+        Without this a deleted file would silently fall back to an older
+        version of its file group (or to nothing).
+        """
+        listed: dict[tuple[str, str], str] = {}
+        for g in groups:
+            for base, _, _ in g.base_files:
+                key = (g.partition_path, g.file_id)
+                listed[key] = max(listed.get(key, ""), base.instant_time)
+        for instant in self.timeline.data_instants:
+            if instant.timestamp not in visibility.instants:
+                continue
+            for stat in self.timeline.write_stats(instant):
+                path = stat.get("path") or ""
+                partition = stat.get("partitionPath") or ""
+                name = path.rsplit("/", 1)[-1]
+                base = parse_base_file_name(name)
+                if base is None or partition not in partitions:
+                    continue
+                key = (partition, base.file_id)
+                if key in replaced or listed.get(key, "") >= base.instant_time:
+                    continue
+                raise HudiFileNotFoundError(
+                    f"Base file {self.storage.uri(path)} written by completed instant "
+                    f"{instant.timestamp} ({instant.action}) is missing from storage"
+                )
 
     def _fill_record_counts(self, slices: list[HudiFileSlice]) -> None:
         """Record counts from the writing commit's stats, without opening files."""

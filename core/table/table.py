@@ -90,7 +90,7 @@ class HudiTable:
         self._storage_options = dict(storage)
         self._storage = Storage(base_uri, self._storage_options)
         self._context = TableContext.load(self._storage, self._user_hudi)
-        self._view = FileSystemView(self._storage, self._context.config, self._context.timeline, self._partitioner())
+        self._view = FileSystemView(self._storage, self._context.config, self._context.timeline, self._partitioner)
 
     def _partitioner(self):
         try:
