@@ -14,7 +14,6 @@ session time zone of the writer, which the SQL does not state.
 from __future__ import annotations
 
 import datetime
-from collections import Counter
 from decimal import Decimal
 from typing import Any
 
@@ -170,7 +169,8 @@ def test_v9_simple_meta_snapshot(table_path) -> None:
     _assert_columns(by_key["TXN-003"], {"amount": Decimal("5000.00"), "txn_type": "transfer"})
     # Last INSERT (after clustering)
     _assert_columns(
-        by_key["TXN-018"], {"amount": Decimal("55.00"), "merchant_name": "Spotify", "txn_date": datetime.date(2024, 1, 21)}
+        by_key["TXN-018"],
+        {"amount": Decimal("55.00"), "merchant_name": "Spotify", "txn_date": datetime.date(2024, 1, 21)},
     )
 
 
@@ -467,7 +467,8 @@ def test_v9_timebased_epochmillis_snapshot(table_path) -> None:
     by_key = _by_key([r for r in rows if r["_hoodie_record_key"] != "TXN-001"])
     # UPDATE ... SET amount = 500.00, txn_ts = 1700200000003 WHERE txn_id = 'TXN-003'
     _assert_columns(
-        by_key["TXN-003"], {"amount": Decimal("500.00"), "txn_ts": 1700200000003, "currency": "EUR", "account_id": "ACC-C"}
+        by_key["TXN-003"],
+        {"amount": Decimal("500.00"), "txn_ts": 1700200000003, "currency": "EUR", "account_id": "ACC-C"},
     )
     _assert_columns(by_key["TXN-005"], {"amount": Decimal("1500.00"), "merchant_name": "IKEA"})
     _assert_columns(
@@ -688,8 +689,3 @@ def test_record_key_matches_key_column(name: str, table_path) -> None:
             assert r["_hoodie_record_key"] == f"id:{r['id']},name:{r['name']}"
         else:
             assert r["_hoodie_record_key"] == str(r["id"])
-
-
-def test_counter_sanity() -> None:
-    # Guard for the helper used above: _keys keeps duplicates.
-    assert Counter(_keys([{"_hoodie_record_key": "a"}, {"_hoodie_record_key": "a"}])) == {"a": 2}

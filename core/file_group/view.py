@@ -182,6 +182,7 @@ class FileSystemView:
     ) -> list[HudiFileSlice]:
         replaced = self.replaced_file_groups(visibility)
         groups = self.file_groups(partitions)
+        self.log_only_groups: list[tuple[str, str]] = []
         self._check_committed_files_exist(groups, set(partitions), visibility, replaced)
         slices: list[HudiFileSlice] = []
         for g in groups:
@@ -191,10 +192,14 @@ class FileSystemView:
                 continue
             visible = [b for b in g.base_files if visibility.sees(b[0].instant_time)]
             if not visible:
+                if any(visibility.sees(lf.base_instant) for lf in g.log_files):
+                    self.log_only_groups.append((g.partition_path, g.file_id))
                 continue
             base, name, size = max(visible, key=lambda b: b[0].instant_time)
+            # v6 log names carry the base instant, v8+ the delta commit's: either
+            # way a log of this slice is not older than its base file.
             logs = sorted(
-                lf for lf in g.log_files if lf.base_instant == base.instant_time and visibility.sees(lf.base_instant)
+                lf for lf in g.log_files if lf.base_instant >= base.instant_time and visibility.sees(lf.base_instant)
             )
             slices.append(
                 HudiFileSlice(

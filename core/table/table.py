@@ -227,6 +227,12 @@ class HudiTable:
         if read_optimized:
             for s in slices:
                 s.log_file_names, s.log_file_sizes = [], []
+        elif self._view.log_only_groups:
+            p, f = self._view.log_only_groups[0]
+            raise HudiUnsupportedError(
+                f"File group {f} in partition {p!r} of {self.base_url} has only log files; merge-on-read "
+                "snapshot reads are not supported yet (set hoodie.read.use.read_optimized.mode=true)"
+            )
         if read.query_type is HudiQueryType.Snapshot:
             slices = self._prune_by_footer_stats(slices, read.filters)
         return slices, commit_times
