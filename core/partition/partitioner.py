@@ -72,7 +72,7 @@ class Partitioner:
                 key, sep, rest = part.partition("=")
                 if sep and key == name:
                     value = rest
-            value = unquote(value) if self.urlencoded or "%" in value else value
+            value = unquote(value) if self.urlencoded else value
             values.append(None if value == _HIVE_DEFAULT else value)
         return values
 
