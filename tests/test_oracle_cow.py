@@ -11,10 +11,11 @@ import itertools
 
 import hudi
 import pytest
-from conftest import all_table_names
-from oracle import incremental_opts, ours_options, row_set, rs_options, snapshot_opts, to_table
 
 import hudi_ray
+
+from conftest import all_table_names
+from oracle import incremental_opts, ours_options, row_set, rs_options, snapshot_opts, to_table
 
 COW_TABLES = [n for n in all_table_names() if "/cow/" in n and "lance" not in n]
 

@@ -8,11 +8,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from oracle import row_set, to_table
 
 from hudi_ray import HudiReadOptions, HudiSchemaError, HudiTableBuilder
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.partition import Partitioner
+
+from oracle import row_set, to_table
 
 
 def _partitioner(props: dict[str, str], schema: pa.Schema) -> Partitioner:

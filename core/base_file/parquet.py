@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError, HudiStorageError
 from hudi_ray.core.storage import Storage
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
+
 from hudi_ray.core.exceptions import HudiFilterError
 from hudi_ray.core.expr.filter import ExprOperator, Filter
 

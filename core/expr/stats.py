@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from hudi_ray.core.exceptions import HudiFilterError
 from hudi_ray.core.expr.arrow import cast_value
 from hudi_ray.core.expr.filter import ExprOperator, Filter

@@ -7,6 +7,7 @@ from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiSchemaError
 

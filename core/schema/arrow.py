@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pyarrow as pa
+
 from hudi_ray.core.exceptions import HudiSchemaError
 from hudi_ray.core.schema.avro import META_FIELDS
 

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pyarrow as pa
+
 from hudi_ray.core.exceptions import HudiSchemaError
 
 META_FIELDS = (

@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlparse
 
 import fsspec
 import pyarrow.fs as pafs
+
 from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiStorageError
 from hudi_ray.core.storage.options import fsspec_kwargs
 

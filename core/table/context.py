@@ -6,6 +6,7 @@ import threading
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+
 from hudi_ray.core.base_file import FooterCache
 from hudi_ray.core.config import TableConfig, parse_properties
 from hudi_ray.core.exceptions import (

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
+
 from hudi_ray.core.base_file import ParquetReader, footer_column_stats
 from hudi_ray.core.config.keys import HudiReadConfig as R
 from hudi_ray.core.config.keys import is_read_config

@@ -10,6 +10,7 @@ from typing import Any
 
 import fastavro
 import pyarrow as pa
+
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiSchemaError, HudiTimelineError
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
