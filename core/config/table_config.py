@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -158,8 +157,6 @@ class TableConfig:
             )
         for key in (K.IS_HIVE_STYLE_PARTITIONING, K.IS_PARTITION_PATH_URLENCODED, K.DROPS_PARTITION_FIELDS):
             self._bool(key, False)
-        if not re.fullmatch(r"[A-Z_]*", self.base_file_format):
-            raise HudiConfigError(f"Bad {K.BASE_FILE_FORMAT.value} in {self.source}")
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, str], source: str) -> TableConfig:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Iterator, Mapping
@@ -152,14 +153,10 @@ class HudiTable:
         return self._context.partitioner.schema
 
     def get_schema_in_avro_str(self) -> str:
-        import json
-
         record = parse_avro_schema(self._context.avro_schema_str, "table schema")
         return json.dumps(avro_schema_without_meta_fields(record), separators=(",", ":"))
 
     def get_schema_in_avro_str_with_meta_fields(self) -> str:
-        import json
-
         record = parse_avro_schema(self._context.avro_schema_str, "table schema")
         return json.dumps(avro_schema_with_meta_fields(record), separators=(",", ":"))
 

@@ -76,6 +76,15 @@ class HudiTimeline:
         self._data = [i for i in self.instants if i.action in DATA_ACTIONS]
         self._data_ts = {i.timestamp for i in self._data}
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     # -- loading ---------------------------------------------------------------
 
     @classmethod
