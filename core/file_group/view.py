@@ -58,6 +58,27 @@ class Visibility:
         return self.timeline_start is not None and ts < self.timeline_start
 
 
+def visibility_of(timeline: HudiTimeline, instants: Iterable[HudiInstant]) -> Visibility:
+    """Visibility of exactly ``instants`` (plus archived history)."""
+    chosen = list(instants)
+    every = timeline.instants + timeline.pending
+    return Visibility(
+        instants=frozenset(i.timestamp for i in chosen),
+        upper=max((i.timestamp for i in chosen), default=None),
+        on_timeline=frozenset(i.timestamp for i in every),
+        timeline_start=min((i.timestamp for i in every), default=None),
+    )
+
+
+def snapshot_visibility(timeline: HudiTimeline, as_of: str | None) -> Visibility:
+    """Completed data instants up to ``as_of`` (instant time), or all of them."""
+    data = timeline.data_instants
+    if as_of is not None:
+        data = [i for i in data if i.timestamp <= as_of]
+    vis = visibility_of(timeline, data)
+    return Visibility(vis.instants, as_of, vis.on_timeline, vis.timeline_start)
+
+
 class FileSystemView:
     """Lists a table's partitions and files once, then answers slice queries."""
 
@@ -78,24 +99,11 @@ class FileSystemView:
 
     # -- visibility ----------------------------------------------------------
 
-    def _visibility(self, chosen: list[HudiInstant], upper: str | None) -> Visibility:
-        all_instants = self.timeline.instants + self.timeline.pending
-        return Visibility(
-            instants=frozenset(i.timestamp for i in chosen),
-            upper=upper,
-            on_timeline=frozenset(i.timestamp for i in all_instants),
-            timeline_start=min((i.timestamp for i in all_instants), default=None),
-        )
-
     def snapshot_visibility(self, as_of: str | None) -> Visibility:
-        data = self.timeline.data_instants
-        if as_of is not None:
-            data = [i for i in data if i.timestamp <= as_of]
-        return self._visibility(data, as_of)
+        return snapshot_visibility(self.timeline, as_of)
 
     def visibility_of(self, instants: Iterable[HudiInstant]) -> Visibility:
-        chosen = list(instants)
-        return self._visibility(chosen, max((i.timestamp for i in chosen), default=None))
+        return visibility_of(self.timeline, instants)
 
     # -- listing -------------------------------------------------------------
 
@@ -182,7 +190,6 @@ class FileSystemView:
     ) -> list[HudiFileSlice]:
         replaced = self.replaced_file_groups(visibility)
         groups = self.file_groups(partitions)
-        self.log_only_groups: list[tuple[str, str]] = []
         self._check_committed_files_exist(groups, set(partitions), visibility, replaced)
         slices: list[HudiFileSlice] = []
         for g in groups:
@@ -191,16 +198,24 @@ class FileSystemView:
             if keep_group is not None and not keep_group(g.partition_path, g.file_id):
                 continue
             visible = [b for b in g.base_files if visibility.sees(b[0].instant_time)]
-            if not visible:
-                if any(visibility.sees(lf.base_instant) for lf in g.log_files):
-                    self.log_only_groups.append((g.partition_path, g.file_id))
+            latest = max(visible, key=lambda b: b[0].instant_time) if visible else None
+            bases = sorted(b[0].instant_time for b in visible)
+            logs = self._logs_of_latest_slice(g, bases, visibility)
+            if latest is None and not logs:
                 continue
-            base, name, size = max(visible, key=lambda b: b[0].instant_time)
-            # v6 log names carry the base instant, v8+ the delta commit's: either
-            # way a log of this slice is not older than its base file.
-            logs = sorted(
-                lf for lf in g.log_files if lf.base_instant >= base.instant_time and visibility.sees(lf.base_instant)
-            )
+            if latest is None:
+                # A file group with only log files: its slice starts at the first log.
+                slices.append(
+                    HudiFileSlice(
+                        file_id=g.file_id,
+                        partition_path=g.partition_path,
+                        creation_instant_time=logs[0].base_instant,
+                        log_file_names=[lf.name for lf in logs],
+                        log_file_sizes=[lf.size for lf in logs],
+                    )
+                )
+                continue
+            base, name, size = latest
             slices.append(
                 HudiFileSlice(
                     file_id=g.file_id,
@@ -217,6 +232,36 @@ class FileSystemView:
         self._fill_record_counts(slices)
         slices.sort(key=lambda s: (s.partition_path, s.file_id))
         return slices
+
+    def _logs_of_latest_slice(self, g: FileGroup, bases: list[str], visibility: Visibility) -> list[LogFile]:
+        """Visible log files of the group's latest slice, in processing order.
+
+        A log belongs to the slice with the greatest visible base instant not
+        after its key: on table version 8+ the completion time of the delta
+        commit named in the log file, before that the base instant the name
+        carries. Base files of pending compactions are not visible, so logs
+        written meanwhile fall to the previous slice, as Hudi merges them.
+        """
+        if not g.log_files:
+            return []
+        v8 = self.config.table_version >= 8
+        latest = bases[-1] if bases else None
+        chosen: list[tuple[str, LogFile]] = []
+        for lf in g.log_files:
+            if v8:
+                instant = self.timeline.find(lf.base_instant)
+                if instant is None or not visibility.sees(lf.base_instant):
+                    continue  # pending, failed or outside the read's range
+                key = instant.completed_at
+            else:
+                if not visibility.sees(lf.base_instant):
+                    continue
+                key = lf.base_instant
+            owner = max((b for b in bases if b <= key), default=None)
+            if owner == latest:
+                chosen.append((key, lf))
+        chosen.sort(key=lambda kv: (kv[0], kv[1].version, kv[1].write_token))
+        return [lf for _, lf in chosen]
 
     def _check_committed_files_exist(
         self,

@@ -15,6 +15,7 @@ from hudi_ray.core.exceptions import (
     HudiFileNotFoundError,
     HudiTableNotFoundError,
 )
+from hudi_ray.core.merge import MergeConfig, resolve_merge_config
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.schema import avro_to_arrow_schema, meta_fields_schema
 from hudi_ray.core.schema.avro import META_FIELDS, parse_avro_schema
@@ -66,6 +67,7 @@ class TableContext:
     _schema: pa.Schema | None = field(default=None, repr=False)
     _partitioner: Partitioner | None = field(default=None, repr=False)
     footers: FooterCache = field(default_factory=FooterCache, repr=False)
+    _merge: MergeConfig | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, storage: Storage, overrides: dict[str, str]) -> TableContext:
@@ -96,6 +98,18 @@ class TableContext:
         if self.config.populates_meta_fields:
             return self.schema_with_meta_fields
         return self.data_schema
+
+    def merge_config(self) -> MergeConfig:
+        if self._merge is None:
+            self._merge = resolve_merge_config(self.config)
+        return self._merge
+
+    def merge_columns(self) -> list[str]:
+        """Columns merging needs besides the caller's: keys, ordering, commit time."""
+        cfg = self.merge_config()
+        cols = [*META_FIELDS[:3]] if self.config.populates_meta_fields else []
+        cols += list(cfg.record_key_fields) + list(cfg.ordering_fields)
+        return cols
 
     @property
     def partitioner(self) -> Partitioner:

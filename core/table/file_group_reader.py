@@ -11,7 +11,10 @@ from hudi_ray.core.base_file import ParquetReader
 from hudi_ray.core.config.keys import is_read_config
 from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.expr import Filter, filters_to_expression
-from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.file_group import HudiFileSlice, Visibility, snapshot_visibility
+from hudi_ray.core.log_file import BlockType, LogBlock, read_log_blocks
+from hudi_ray.core.log_file.content import DATA_DECODERS, decode_delete_block
+from hudi_ray.core.merge import LogRecords, merge_records
 from hudi_ray.core.schema import conform_table
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.table.context import TableContext
@@ -42,6 +45,7 @@ class ReadPlan:
         commit_times: frozenset[str] | None,
         commit_range: tuple[str | None, str | None],
         where: str,
+        merge_columns: Sequence[str] = (),
     ) -> None:
         filters: list[Filter] = options.parsed_filters
         names = schema.names
@@ -59,7 +63,7 @@ class ReadPlan:
         lo, hi = commit_range
         self.commit_times = commit_times if has_commit_time else None
         self.commit_range = (lo, hi) if has_commit_time and (lo or hi) else None
-        extra = [f.field for f in filters]
+        extra = [f.field for f in filters] + [c for c in merge_columns if c in names]
         if self.commit_times is not None or self.commit_range is not None:
             extra.append(COMMIT_TIME)
         read = list(dict.fromkeys(output + [c for c in extra if c not in output]))
@@ -89,11 +93,15 @@ class ReadPlan:
 
 
 class HudiFileGroupReader:
-    """Reads file slices of one table: a base file, merged with its log files."""
+    """Reads file slices of one table: a base file merged with its log files."""
 
     def __init__(
-        self, base_uri: str, options: Mapping[str, str] | None = None, *, _context: TableContext | None = None
-    ):
+        self,
+        base_uri: str,
+        options: Mapping[str, str] | None = None,
+        *,
+        _context: TableContext | None = None,
+    ) -> None:
         hudi, storage_opts = split_options(options)
         self.base_uri = base_uri
         self._hudi_options = {k: v for k, v in hudi.items() if not is_read_config(k)}
@@ -112,7 +120,7 @@ class HudiFileGroupReader:
             self._context = TableContext.load(storage, self._hudi_options)
         return self._context
 
-    # -- option handling -----------------------------------------------------------
+    # -- option handling -------------------------------------------------------
 
     def _options(self, options: HudiReadOptions | None) -> HudiReadOptions:
         base = HudiReadOptions(hudi_options=self._read_defaults)
@@ -120,19 +128,20 @@ class HudiFileGroupReader:
             return base
         return options.with_hudi_options({**self._read_defaults, **options.hudi_options})
 
+    def _range(self, options: HudiReadOptions) -> tuple[str | None, str | None]:
+        tz = self.context.config.timezone
+        start, end = options.start_timestamp(), options.end_timestamp()
+        return (
+            parse_timestamp(start, tz, option="start timestamp") if start else None,
+            parse_timestamp(end, tz, option="end timestamp") if end else None,
+        )
+
     def _plan(
-        self,
-        options: HudiReadOptions,
-        where: str,
-        commit_times: frozenset[str] | None,
+        self, options: HudiReadOptions, where: str, commit_times: frozenset[str] | None, merging: bool
     ) -> ReadPlan:
         ctx = self.context
-        tz = ctx.config.timezone
-        start = options.start_timestamp()
-        end = options.end_timestamp()
-        lo = parse_timestamp(start, tz, option="start timestamp") if start else None
-        hi = parse_timestamp(end, tz, option="end timestamp") if end else None
-        return ReadPlan(ctx.read_schema, options, commit_times, (lo, hi), where)
+        merge_columns = ctx.merge_columns() if merging else ()
+        return ReadPlan(ctx.read_schema, options, commit_times, self._range(options), where, merge_columns)
 
     def _partition_of(self, rel: str) -> str:
         return rel.rsplit("/", 1)[0] if "/" in rel else ""
@@ -150,68 +159,107 @@ class HudiFileGroupReader:
             return ctx.partitioner.constants(partition_path)
         return {}
 
-    def _check_logs(self, log_paths: Sequence[str], where: str) -> None:
-        if log_paths:
-            raise HudiUnsupportedError(
-                f"Merging log files is not supported yet (file slice {where} has {len(log_paths)} log files); "
-                "read it with hoodie.read.use.read_optimized.mode=true to read base files only"
-            )
+    # -- the read pipeline ---------------------------------------------------------
 
-    # -- eager ---------------------------------------------------------------
-
-    def _read_table(self, base_rel: str, partition_path: str, plan: ReadPlan) -> pa.Table:
+    def _read_base(self, base_rel: str, partition_path: str, schema: pa.Schema) -> pa.Table:
         reader = ParquetReader(self.context.storage, self.context.footers)
-        data = reader.read(base_rel, plan.read_schema.names)
-        data = conform_table(
-            data, plan.read_schema, self._constants(partition_path), self.context.storage.uri(base_rel)
-        )
+        data = reader.read(base_rel, schema.names)
+        return conform_table(data, schema, self._constants(partition_path), self.context.storage.uri(base_rel))
+
+    def _log_blocks(self, log_rels: Sequence[str], visibility: Visibility) -> list[LogBlock]:
+        """Data and delete blocks that survive visibility and rollbacks, oldest first."""
+        storage = self.context.storage
+        kept: list[LogBlock] = []
+        for rel in log_rels:
+            uri = storage.uri(rel)
+            for block in read_log_blocks(storage.read_bytes(rel), uri):
+                if block.block_type is BlockType.COMMAND:
+                    if block.is_rollback and block.target_instant_time:
+                        target = block.target_instant_time
+                        kept = [b for b in kept if b.instant_time != target]
+                    continue
+                if block.block_type in (BlockType.CORRUPT, BlockType.CDC_DATA):
+                    continue  # corrupt blocks were logged when found; CDC blocks hold no table rows
+                if block.instant_time is None or not visibility.sees(block.instant_time):
+                    continue  # written by a failed, pending or later instant
+                kept.append(block)
+        return kept
+
+    def _merged(
+        self,
+        base_rel: str | None,
+        log_rels: Sequence[str],
+        partition_path: str,
+        plan: ReadPlan,
+        visibility: Visibility,
+    ) -> pa.Table:
+        ctx = self.context
+        schema = plan.read_schema
+        base = self._read_base(base_rel, partition_path, schema) if base_rel else None
+        records = LogRecords(schema, ctx.merge_config())
+        constants = self._constants(partition_path)
+        for block in self._log_blocks(log_rels, visibility):
+            if block.block_type is BlockType.DELETE:
+                deletes = decode_delete_block(block)
+                records.add_deletes(deletes.keys, deletes.ordering, deletes.commit_time_delete)
+            elif block.block_type in DATA_DECODERS:
+                raw = DATA_DECODERS[block.block_type](block)
+                for name, value in constants.items():
+                    if name not in raw.column_names:
+                        raw = raw.append_column(name, pa.repeat(value, raw.num_rows))
+                records.add_data(raw, block.where())
+            else:
+                raise HudiUnsupportedError(f"{block.where()}: {block.block_type.name} blocks in a data table")
+        return merge_records(base, records, ctx.merge_config())
+
+    def _visibility(self, options: HudiReadOptions, visibility: Visibility | None) -> Visibility:
+        if visibility is not None:
+            return visibility
+        _, end = self._range(options)
+        return snapshot_visibility(self.context.timeline, end)
+
+    def _rows(
+        self,
+        base_rel: str | None,
+        log_rels: Sequence[str],
+        partition_path: str,
+        options: HudiReadOptions,
+        commit_times: frozenset[str] | None,
+        visibility: Visibility | None,
+    ) -> pa.Table:
+        """All rows of one slice: base merged with logs, masked and projected."""
+        storage = self.context.storage
+        where = storage.uri(base_rel or (log_rels[0] if log_rels else partition_path))
+        if options.use_read_optimized():
+            log_rels = []
+        merging = bool(log_rels)
+        plan = self._plan(options, where, commit_times, merging)
+        if not merging:
+            if not base_rel:
+                return plan.output_schema.empty_table()
+            return plan.apply(self._read_base(base_rel, partition_path, plan.read_schema))
+        data = self._merged(base_rel, log_rels, partition_path, plan, self._visibility(options, visibility))
         return plan.apply(data)
 
-    @staticmethod
-    def _one_batch(data: pa.Table, schema: pa.Schema) -> pa.RecordBatch:
-        if data.num_rows == 0:
-            return pa.RecordBatch.from_pylist([], schema=schema)
-        # One contiguous batch per slice, as the spec's eager per-slice read returns.
-        return data.combine_chunks().to_batches()[0]
-
-    def read_file_slice(self, file_slice: HudiFileSlice, options: HudiReadOptions | None = None) -> pa.RecordBatch:
-        return self._read_slice(file_slice, self._options(options), None)
-
-    def _read_slice(
-        self, file_slice: HudiFileSlice, options: HudiReadOptions, commit_times: frozenset[str] | None
-    ) -> pa.RecordBatch:
-        table = self._read_slice_table(file_slice, options, commit_times)
-        return self._one_batch(table, table.schema)
-
-    def _read_slice_table(
-        self, file_slice: HudiFileSlice, options: HudiReadOptions, commit_times: frozenset[str] | None
-    ) -> pa.Table:
-        where = self.context.storage.uri(file_slice.base_file_relative_path())
-        if not options.use_read_optimized():
-            self._check_logs(file_slice.log_files_relative_paths(), where)
-        plan = self._plan(options, where, commit_times)
-        return self._read_table(file_slice.base_file_relative_path(), file_slice.partition_path, plan)
-
-    def read_file_slice_from_paths(
-        self, base_file_path: str, log_file_paths: Sequence[str], options: HudiReadOptions | None = None
-    ) -> pa.RecordBatch:
-        opts = self._options(options)
-        rel = self._relative(base_file_path)
-        where = self.context.storage.uri(rel)
-        if not opts.use_read_optimized():
-            self._check_logs(list(log_file_paths), where)
-        plan = self._plan(opts, where, None)
-        table = self._read_table(rel, self._partition_of(rel), plan)
-        return self._one_batch(table, plan.output_schema)
-
-    # -- streaming ---------------------------------------------------------------
-
-    def _stream(
-        self, base_rel: str, partition_path: str, options: HudiReadOptions, commit_times: frozenset[str] | None
+    def _stream_rows(
+        self,
+        base_rel: str | None,
+        log_rels: Sequence[str],
+        partition_path: str,
+        options: HudiReadOptions,
+        visibility: Visibility | None,
     ) -> Iterator[pa.RecordBatch]:
-        where = self.context.storage.uri(base_rel)
-        plan = self._plan(options, where, commit_times)
         batch_size = options.batch_size() or DEFAULT_BATCH_SIZE
+        if options.use_read_optimized():
+            log_rels = []
+        if log_rels or not base_rel:
+            # Merging needs the whole slice; memory stays bounded by one slice.
+            data = self._rows(base_rel, log_rels, partition_path, options, None, visibility)
+            if data.num_rows:
+                yield from data.combine_chunks().to_batches(max_chunksize=batch_size)
+            return
+        where = self.context.storage.uri(base_rel)
+        plan = self._plan(options, where, None, False)
         reader = ParquetReader(self.context.storage, self.context.footers)
         constants = self._constants(partition_path)
         for batch in reader.iter_batches(base_rel, plan.read_schema.names, batch_size):
@@ -220,20 +268,65 @@ class HudiFileGroupReader:
             if data.num_rows:
                 yield from data.to_batches()
 
+    @staticmethod
+    def _one_batch(data: pa.Table) -> pa.RecordBatch:
+        if data.num_rows == 0:
+            return pa.RecordBatch.from_pylist([], schema=data.schema)
+        # One contiguous batch per slice, as the spec's eager per-slice read returns.
+        return data.combine_chunks().to_batches()[0]
+
+    # -- public API --------------------------------------------------------------
+
+    def _read_slice(
+        self,
+        file_slice: HudiFileSlice,
+        options: HudiReadOptions,
+        commit_times: frozenset[str] | None = None,
+        visibility: Visibility | None = None,
+    ) -> pa.RecordBatch:
+        table = self._rows(
+            file_slice.base_file_relative_path() or None,
+            file_slice.log_files_relative_paths(),
+            file_slice.partition_path,
+            options,
+            commit_times,
+            visibility,
+        )
+        return self._one_batch(table)
+
+    def read_file_slice(self, file_slice: HudiFileSlice, options: HudiReadOptions | None = None) -> pa.RecordBatch:
+        return self._read_slice(file_slice, self._options(options))
+
+    def read_file_slice_from_paths(
+        self, base_file_path: str, log_file_paths: Sequence[str], options: HudiReadOptions | None = None
+    ) -> pa.RecordBatch:
+        opts = self._options(options)
+        base_rel = self._relative(base_file_path) if base_file_path else None
+        log_rels = [self._relative(p) for p in log_file_paths]
+        partition = self._partition_of(base_rel or (log_rels[0] if log_rels else ""))
+        return self._one_batch(self._rows(base_rel, log_rels, partition, opts, None, None))
+
+    def _slice_stream(
+        self, file_slice: HudiFileSlice, options: HudiReadOptions, visibility: Visibility | None = None
+    ) -> Iterator[pa.RecordBatch]:
+        return self._stream_rows(
+            file_slice.base_file_relative_path() or None,
+            file_slice.log_files_relative_paths(),
+            file_slice.partition_path,
+            options,
+            visibility,
+        )
+
     def read_file_slice_stream(
         self, file_slice: HudiFileSlice, options: HudiReadOptions | None = None
     ) -> HudiRecordBatchStream:
-        opts = self._options(options)
-        rel = file_slice.base_file_relative_path()
-        if not opts.use_read_optimized():
-            self._check_logs(file_slice.log_files_relative_paths(), self.context.storage.uri(rel))
-        return HudiRecordBatchStream(self._stream(rel, file_slice.partition_path, opts, None))
+        return HudiRecordBatchStream(self._slice_stream(file_slice, self._options(options)))
 
     def read_file_slice_from_paths_stream(
         self, base_file_path: str, log_file_paths: Sequence[str], options: HudiReadOptions | None = None
     ) -> HudiRecordBatchStream:
         opts = self._options(options)
-        rel = self._relative(base_file_path)
-        if not opts.use_read_optimized():
-            self._check_logs(list(log_file_paths), self.context.storage.uri(rel))
-        return HudiRecordBatchStream(self._stream(rel, self._partition_of(rel), opts, None))
+        base_rel = self._relative(base_file_path) if base_file_path else None
+        log_rels = [self._relative(p) for p in log_file_paths]
+        partition = self._partition_of(base_rel or (log_rels[0] if log_rels else ""))
+        return HudiRecordBatchStream(self._stream_rows(base_rel, log_rels, partition, opts, None))

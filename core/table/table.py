@@ -17,7 +17,7 @@ from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsup
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.expr.arrow import prune_partitions
 from hudi_ray.core.expr.stats import may_match
-from hudi_ray.core.file_group import FileSystemView, HudiFileSlice
+from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.table.context import TableContext
@@ -196,11 +196,11 @@ class HudiTable:
             return []
         return [i for i in timeline.data_instants if read.start < i.completed_at <= read.end]
 
-    def _plan(self, read: ResolvedRead) -> tuple[list[HudiFileSlice], frozenset[str] | None]:
-        """File slices for a read, and for incremental reads the instant times
-        whose rows it returns."""
+    def _plan(self, read: ResolvedRead) -> tuple[list[HudiFileSlice], frozenset[str] | None, Visibility | None]:
+        """File slices for a read, for incremental reads the instant times whose
+        rows it returns, and which instants' log blocks it may see."""
         if self.get_timeline().is_empty:
-            return [], None
+            return [], None, None
         self._validate_filters(read.filters)
         partitions = self._pruned_partitions(read.filters)
         read_optimized = read.options.use_read_optimized()
@@ -211,7 +211,7 @@ class HudiTable:
         else:
             instants = self._incremental_instants(read)
             if not instants:
-                return [], frozenset()
+                return [], frozenset(), None
             touched: set[tuple[str, str]] = set()
             for instant in instants:
                 for stat in self.get_timeline().write_stats(instant):
@@ -223,17 +223,13 @@ class HudiTable:
             slices = self._view.latest_file_slices(partitions, visibility, lambda p, f: (p, f) in touched)
             commit_times = frozenset(i.timestamp for i in instants)
         if read_optimized:
+            # Base files only: log-only file groups have nothing to show.
+            slices = [s for s in slices if s.base_file_name]
             for s in slices:
                 s.log_file_names, s.log_file_sizes = [], []
-        elif self._view.log_only_groups:
-            p, f = self._view.log_only_groups[0]
-            raise HudiUnsupportedError(
-                f"File group {f} in partition {p!r} of {self.base_url} has only log files; merge-on-read "
-                "snapshot reads are not supported yet (set hoodie.read.use.read_optimized.mode=true)"
-            )
         if read.query_type is HudiQueryType.Snapshot:
             slices = self._prune_by_footer_stats(slices, read.filters)
-        return slices, commit_times
+        return slices, commit_times, visibility
 
     def _prune_by_footer_stats(self, slices: list[HudiFileSlice], filters: list[Filter]) -> list[HudiFileSlice]:
         """Drop base-file-only slices whose Parquet footer proves no row matches.
@@ -291,14 +287,14 @@ class HudiTable:
     def read(self, options: HudiReadOptions | None = None) -> list[pa.RecordBatch]:
         read = ResolvedRead(self, options)
         self._validate_projection(read.options.projection)
-        slices, commit_times = self._plan(read)
+        slices, commit_times, visibility = self._plan(read)
         if not slices:
             return []
         reader = self._reader()
         opts = read.options
 
         def one(s: HudiFileSlice) -> pa.RecordBatch:
-            return reader._read_slice(s, opts, commit_times)
+            return reader._read_slice(s, opts, commit_times, visibility)
 
         if len(slices) == 1:
             batches = [one(slices[0])]
@@ -312,16 +308,13 @@ class HudiTable:
         if read.query_type is HudiQueryType.Incremental:
             raise HudiUnsupportedError("read_stream does not support incremental queries yet; use read()")
         self._validate_projection(read.options.projection)
-        slices, _ = self._plan(read)
+        slices, _, visibility = self._plan(read)
         reader = self._reader()
         opts = read.options
-        for s in slices:
-            if s.has_log_files() and not opts.use_read_optimized():
-                reader._check_logs(s.log_files_relative_paths(), self._storage.uri(s.base_file_relative_path()))
 
         def batches() -> Iterator[pa.RecordBatch]:
             for s in slices:
-                yield from reader._stream(s.base_file_relative_path(), s.partition_path, opts, None)
+                yield from reader._slice_stream(s, opts, visibility)
 
         return HudiRecordBatchStream(batches())
 

@@ -1,0 +1,173 @@
+"""Decode log block content into Arrow: Avro and Parquet data blocks, delete blocks."""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import fastavro
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hudi_ray.core.exceptions import HudiCorruptFileError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.log_file.block import BlockType, LogBlock
+from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
+
+_I32 = struct.Struct(">i")
+
+# HoodieDeleteRecordList (block content version 3). Each ordering value is a
+# one-field wrapper record, which encodes exactly like its bare value.
+_WRAPPERS = [
+    ("BooleanWrapper", "boolean"),
+    ("IntWrapper", "int"),
+    ("LongWrapper", "long"),
+    ("FloatWrapper", "float"),
+    ("DoubleWrapper", "double"),
+    ("BytesWrapper", "bytes"),
+    ("StringWrapper", "string"),
+    ("DateWrapper", "int"),
+    ("DecimalWrapper", {"type": "bytes", "logicalType": "decimal", "precision": 30, "scale": 15}),
+    ("TimeMicrosWrapper", {"type": "long", "logicalType": "time-micros"}),
+    ("TimestampMicrosWrapper", "long"),
+]
+DELETE_RECORD_LIST_SCHEMA = fastavro.parse_schema(
+    {
+        "type": "record",
+        "name": "HoodieDeleteRecordList",
+        "namespace": "org.apache.hudi.avro.model",
+        "fields": [
+            {
+                "name": "deleteRecordList",
+                "type": {
+                    "type": "array",
+                    "items": {
+                        "type": "record",
+                        "name": "HoodieDeleteRecord",
+                        "fields": [
+                            {"name": "recordKey", "type": ["null", "string"], "default": None},
+                            {"name": "partitionPath", "type": ["null", "string"], "default": None},
+                            {
+                                "name": "orderingVal",
+                                "type": [
+                                    "null",
+                                    *(
+                                        {"type": "record", "name": n, "fields": [{"name": "value", "type": t}]}
+                                        for n, t in _WRAPPERS
+                                    ),
+                                ],
+                                "default": None,
+                            },
+                        ],
+                    },
+                },
+            }
+        ],
+    }
+)
+
+
+@dataclass
+class DeleteRecords:
+    """Keys deleted by one delete block, with their ordering values.
+
+    ``commit_time_delete`` marks deletes without a real ordering value (the
+    writer's default, an int 0): they win over any earlier record.
+    """
+
+    keys: list[str]
+    partitions: list[str | None]
+    ordering: list[Any]
+    commit_time_delete: list[bool]
+
+
+@lru_cache(maxsize=256)
+def _writer_schema(text: str) -> tuple[Any, pa.Schema]:
+    record = parse_avro_schema(text, "log block schema")
+    try:
+        parsed = fastavro.parse_schema(record)
+    except Exception as exc:  # fastavro raises several types for bad schemas
+        raise HudiSchemaError(f"Cannot resolve the Avro schema of a log block: {exc}") from exc
+    return parsed, avro_to_arrow_schema(record, "log block schema")
+
+
+def decode_avro_block(block: LogBlock) -> pa.Table:
+    """Records of an Avro data block, in the block's writer schema."""
+    if block.schema is None:
+        raise HudiSchemaError(f"{block.where()} has no SCHEMA header")
+    parsed, arrow_schema = _writer_schema(block.schema)
+    content = bytes(block.content)
+    try:
+        version = _I32.unpack_from(content, 0)[0]
+        count = _I32.unpack_from(content, 4)[0]
+        if version not in (1, 2, 3) or count < 0:
+            raise HudiCorruptFileError(f"Unsupported Avro block content version {version} in {block.where()}")
+        buf = io.BytesIO(content)
+        buf.seek(8)
+        records = []
+        read = fastavro.schemaless_reader
+        for _ in range(count):
+            length = _I32.unpack(buf.read(4))[0]
+            start = buf.tell()
+            records.append(read(buf, parsed, None))
+            if buf.tell() != start + length:
+                buf.seek(start + length)
+    except HudiCorruptFileError:
+        raise
+    except Exception as exc:  # struct, EOF and fastavro decode errors
+        raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
+    try:
+        return pa.Table.from_pylist(records, schema=arrow_schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise HudiSchemaError(f"Records of {block.where()} do not fit its schema: {exc}") from exc
+
+
+def decode_parquet_block(block: LogBlock) -> pa.Table:
+    try:
+        return pq.read_table(pa.BufferReader(bytes(block.content)))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise HudiCorruptFileError(f"Cannot decode the Parquet content of {block.where()}: {exc}") from exc
+
+
+def decode_delete_block(block: LogBlock) -> DeleteRecords:
+    content = bytes(block.content)
+    try:
+        version = _I32.unpack_from(content, 0)[0]
+        length = _I32.unpack_from(content, 4)[0]
+        payload = content[8 : 8 + length]
+    except struct.error as exc:
+        raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
+    if version != 3:
+        raise HudiUnsupportedError(
+            f"Delete block content version {version} (Java-serialized keys) in {block.where()} is not supported"
+        )
+    try:
+        datum = fastavro.schemaless_reader(io.BytesIO(payload), DELETE_RECORD_LIST_SCHEMA, None)
+    except Exception as exc:  # fastavro decode errors
+        raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
+    keys: list[str] = []
+    partitions: list[str | None] = []
+    ordering: list[Any] = []
+    ct: list[bool] = []
+    for rec in datum["deleteRecordList"]:
+        keys.append(rec["recordKey"])
+        partitions.append(rec["partitionPath"])
+        wrapped = rec["orderingVal"]
+        value = wrapped["value"] if isinstance(wrapped, dict) else wrapped
+        ordering.append(value)
+        # The writer's "no ordering value" default is an int 0.
+        ct.append(wrapped is None or (isinstance(value, int) and not isinstance(value, bool) and value == 0))
+    return DeleteRecords(keys, partitions, ordering, ct)
+
+
+def block_schema_json(block: LogBlock) -> dict[str, Any] | None:
+    return json.loads(block.schema) if block.schema else None
+
+
+DATA_DECODERS = {
+    BlockType.AVRO_DATA: decode_avro_block,
+    BlockType.PARQUET_DATA: decode_parquet_block,
+}
