@@ -1,6 +1,7 @@
-"""Every copy-on-write table of ../shared/hudi-tables read by hudi-ray equals
-hudi-rs on the same options: snapshot, time travel at every completed
-instant, incremental between consecutive instants, filters and projections.
+"""Every table of ../shared/hudi-tables (copy-on-write and merge-on-read) read
+by hudi-ray equals hudi-rs on the same options: snapshot, read-optimized,
+time travel at every completed instant, incremental between consecutive
+instants, filters and projections.
 
 Lance tables wait for Lance base-file support and are not listed here.
 """
@@ -17,7 +18,9 @@ import hudi_ray
 from conftest import all_table_names
 from oracle import incremental_opts, ours_options, row_set, rs_options, snapshot_opts, to_table
 
-COW_TABLES = [n for n in all_table_names() if "/cow/" in n and "lance" not in n]
+TABLES = [n for n in all_table_names() if "lance" not in n]
+MOR_TABLES = [n for n in TABLES if "/mor/" in n]
+RO = {"hoodie.read.use.read_optimized.mode": "true"}
 
 
 def _pair(path: str) -> tuple[hudi_ray.HudiTable, hudi.HudiTable]:
@@ -34,11 +37,22 @@ def _assert_same(ours: hudi_ray.HudiTable, theirs: hudi.HudiTable, **kw: object)
     return a.num_rows
 
 
-def test_every_cow_table_is_covered() -> None:
-    assert len(COW_TABLES) >= 20
+def test_every_table_is_covered() -> None:
+    assert len(TABLES) >= 35
+    assert len(MOR_TABLES) >= 14
 
 
-@pytest.mark.parametrize("name", COW_TABLES)
+@pytest.mark.parametrize("name", MOR_TABLES)
+def test_read_optimized(name: str, table_path) -> None:
+    ours, theirs = _pair(str(table_path(name)))
+    _assert_same(ours, theirs, hudi_options=RO)
+    for instant in ours.get_timeline().data_instants:
+        _assert_same(ours, theirs, **snapshot_opts(instant.timestamp, hudi_options=RO))
+    for s in ours.get_file_slices(ours_options(hudi_options=RO)):
+        assert not s.has_log_files()
+
+
+@pytest.mark.parametrize("name", TABLES)
 def test_snapshot_and_metadata(name: str, table_path) -> None:
     path = str(table_path(name))
     ours, theirs = _pair(path)
@@ -61,7 +75,7 @@ def test_snapshot_and_metadata(name: str, table_path) -> None:
         assert ours.get_partition_schema().equals(theirs.get_partition_schema())
 
 
-@pytest.mark.parametrize("name", COW_TABLES)
+@pytest.mark.parametrize("name", TABLES)
 def test_time_travel_at_every_instant(name: str, table_path) -> None:
     ours, theirs = _pair(str(table_path(name)))
     instants = ours.get_timeline().data_instants
@@ -69,7 +83,7 @@ def test_time_travel_at_every_instant(name: str, table_path) -> None:
         _assert_same(ours, theirs, **snapshot_opts(instant.timestamp))
 
 
-@pytest.mark.parametrize("name", COW_TABLES)
+@pytest.mark.parametrize("name", TABLES)
 def test_incremental_between_consecutive_instants(name: str, table_path) -> None:
     ours, theirs = _pair(str(table_path(name)))
     instants = ours.get_timeline().data_instants
@@ -81,7 +95,7 @@ def test_incremental_between_consecutive_instants(name: str, table_path) -> None
         _assert_same(ours, theirs, **incremental_opts("0", instants[-1].completed_at))
 
 
-@pytest.mark.parametrize("name", COW_TABLES)
+@pytest.mark.parametrize("name", TABLES)
 def test_file_slices(name: str, table_path) -> None:
     ours, theirs = _pair(str(table_path(name)))
 
@@ -98,9 +112,13 @@ def test_file_slices(name: str, table_path) -> None:
 
     assert sorted(map(key, ours.get_file_slices())) == sorted(map(key, theirs.get_file_slices()))
     for instant in ours.get_timeline().data_instants:
-        o = ours.get_file_slices(ours_options(**snapshot_opts(instant.timestamp)))
-        t = theirs.get_file_slices(rs_options(**snapshot_opts(instant.timestamp)))
-        assert sorted(map(key, o)) == sorted(map(key, t)), instant.timestamp
+        o = {key(s)[:6]: s for s in ours.get_file_slices(ours_options(**snapshot_opts(instant.timestamp)))}
+        t = {key(s)[:6]: s for s in theirs.get_file_slices(rs_options(**snapshot_opts(instant.timestamp)))}
+        assert sorted(o) == sorted(t), instant.timestamp
+        # As of an instant hudi-rs still lists log files written after it (its
+        # reader skips their blocks); we leave them out of the slice.
+        for k, s in o.items():
+            assert set(s.log_file_names) <= set(t[k].log_file_names), instant.timestamp
 
 
 FILTER_CASES: dict[str, list[list[tuple[str, str, str]]]] = {
@@ -138,6 +156,14 @@ FILTER_CASES: dict[str, list[list[tuple[str, str, str]]]] = {
     "sample_table/cow/v8_simplekeygen_hivestyle_no_metafields": [[("byteField", "=", "20")], [("id", "<", "3")]],
     "sample_table/cow/v6_nonpartitioned": [[("isActive", "=", "false")], [("longField", ">=", "11")]],
     "sample_table/cow/v9_txns_nonpart_nometa": [[("txn_type", "=", "credit")], [("amount", ">=", "2000")]],
+    "sample_table/mor/avro/v9_txns_simple_meta": [
+        [("region", "=", "us")],
+        [("txn_type", "=", "reversal")],
+        [("amount", ">", "1000"), ("region", "!=", "apac")],
+    ],
+    "quickstart_trips_table/mor/avro/v8_trips_8i3u1d": [[("city", "=", "sao_paulo")], [("fare", ">", "20")]],
+    "sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle": [[("txn_id", "IN", "TXN-002,TXN-003")]],
+    "sample_table/mor/parquet/v6_complexkeygen_hivestyle": [[("byteField", "=", "10")], [("longField", ">", "1")]],
 }
 
 
@@ -160,13 +186,9 @@ def test_filters_and_projections(name: str, table_path) -> None:
 )
 def test_read_stream_equals_read(name: str, table_path) -> None:
     ours, theirs = _pair(str(table_path(name)))
-    for kw in (
-        {},
-        {"projection": [ours.get_schema().names[0]]},
-        {"filters": [(ours.get_schema().names[0], "!=", "x")]},
-    ):
-        if kw.get("filters") and ours.get_schema().field(0).type != "string":
-            continue
+    first = ours.get_schema().field(0)
+    cases: list[dict] = [{}, {"projection": [first.name]}, {"filters": [(first.name, "!=", "0")]}]
+    for kw in cases:
         opts = ours_options(**kw).with_batch_size(1)
         batches = list(ours.read_stream(opts))
         assert all(b.num_rows <= 1 for b in batches)
