@@ -9,12 +9,13 @@ import struct
 from pathlib import Path
 
 import pytest
-from oracle import row_set, to_table
 
 from hudi_ray import HudiCorruptFileError, HudiReadOptions, HudiSchemaError, HudiTableBuilder
 from hudi_ray.core.log_file import BlockType, HeaderKey, read_log_blocks
 from hudi_ray.core.log_file.block import MAGIC
 from hudi_ray.core.log_file.content import decode_avro_block, decode_delete_block
+
+from oracle import row_set, to_table
 
 V6 = "quickstart_trips_table/mor/avro/v6_trips_8i1u"
 V9 = "sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle"
@@ -88,7 +89,7 @@ def test_block_with_wrong_length_field(table_path) -> None:
 
 
 def test_not_a_log_file() -> None:
-    with pytest.raises(HudiCorruptFileError, match="no #HUDI# magic.*x.log"):
+    with pytest.raises(HudiCorruptFileError, match=r"no #HUDI# magic.*x\.log"):
         read_log_blocks(b"PAR1 this is not a log", "x.log")
 
 
@@ -146,7 +147,7 @@ def test_unresolvable_block_schema(copy_of) -> None:
     header[HeaderKey.SCHEMA] = '{"type": "record", "name": "r", "fields": [{"name": "x", "type": "nosuchtype"}]}'
     log.write_bytes(_block(BlockType.AVRO_DATA, header, bytes(b.content)))
     table = HudiTableBuilder.from_base_uri(str(path)).build()
-    with pytest.raises(HudiSchemaError, match="nosuchtype|log block"):
+    with pytest.raises(HudiSchemaError, match=r"nosuchtype|log block"):
         table.read()
 
 
