@@ -11,7 +11,7 @@ from hudi_ray.core.base_file import ParquetReader
 from hudi_ray.core.config.keys import is_read_config
 from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.expr import Filter, filters_to_expression
-from hudi_ray.core.file_group import HudiFileSlice, Visibility, snapshot_visibility
+from hudi_ray.core.file_group import HudiFileSlice, Visibility, parse_base_file_name, snapshot_visibility
 from hudi_ray.core.log_file import BlockType, LogBlock, read_log_blocks
 from hudi_ray.core.log_file.content import DATA_DECODERS, decode_delete_block
 from hudi_ray.core.merge import LogRecords, merge_records
@@ -46,6 +46,7 @@ class ReadPlan:
         commit_range: tuple[str | None, str | None],
         where: str,
         merge_columns: Sequence[str] = (),
+        base_instant: str | None = None,
     ) -> None:
         filters: list[Filter] = options.parsed_filters
         names = schema.names
@@ -61,6 +62,10 @@ class ReadPlan:
             output = names
         has_commit_time = COMMIT_TIME in names
         lo, hi = commit_range
+        if hi is not None and base_instant is not None and base_instant <= hi:
+            # Rows of a base file are no newer than the file, and log blocks are
+            # bounded by visibility: the upper bound cannot drop anything.
+            hi = None
         self.commit_times = commit_times if has_commit_time else None
         self.commit_range = (lo, hi) if has_commit_time and (lo or hi) else None
         extra = [f.field for f in filters] + [c for c in merge_columns if c in names]
@@ -137,11 +142,20 @@ class HudiFileGroupReader:
         )
 
     def _plan(
-        self, options: HudiReadOptions, where: str, commit_times: frozenset[str] | None, merging: bool
+        self,
+        options: HudiReadOptions,
+        where: str,
+        commit_times: frozenset[str] | None,
+        merging: bool,
+        base_rel: str | None,
     ) -> ReadPlan:
         ctx = self.context
         merge_columns = ctx.merge_columns() if merging else ()
-        return ReadPlan(ctx.read_schema, options, commit_times, self._range(options), where, merge_columns)
+        parsed = parse_base_file_name(base_rel.rsplit("/", 1)[-1]) if base_rel else None
+        base_instant = parsed.instant_time if parsed else None
+        return ReadPlan(
+            ctx.read_schema, options, commit_times, self._range(options), where, merge_columns, base_instant
+        )
 
     def _partition_of(self, rel: str) -> str:
         return rel.rsplit("/", 1)[0] if "/" in rel else ""
@@ -233,7 +247,7 @@ class HudiFileGroupReader:
         if options.use_read_optimized():
             log_rels = []
         merging = bool(log_rels)
-        plan = self._plan(options, where, commit_times, merging)
+        plan = self._plan(options, where, commit_times, merging, base_rel)
         if not merging:
             if not base_rel:
                 return plan.output_schema.empty_table()
@@ -259,7 +273,7 @@ class HudiFileGroupReader:
                 yield from data.combine_chunks().to_batches(max_chunksize=batch_size)
             return
         where = self.context.storage.uri(base_rel)
-        plan = self._plan(options, where, None, False)
+        plan = self._plan(options, where, None, False, base_rel)
         reader = ParquetReader(self.context.storage, self.context.footers)
         constants = self._constants(partition_path)
         for batch in reader.iter_batches(base_rel, plan.read_schema.names, batch_size):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import pyarrow as pa
 
@@ -30,6 +31,30 @@ from hudi_ray.core.timeline.timestamps import START_OF_TIME, parse_timestamp
 log = logging.getLogger(__name__)
 
 READ_PARALLELISM = max(2, min(8, os.cpu_count() or 2))
+# Slices decoded ahead of the consumer by read_stream: enough to keep the cores
+# busy, few enough that memory stays a couple of slices.
+STREAM_PREFETCH = 2
+
+
+def _prefetched(
+    items: list[HudiFileSlice], work: Callable[[HudiFileSlice], list[pa.RecordBatch]], depth: int
+) -> Iterator[pa.RecordBatch]:
+    """Yield each item's batches in order while the next ``depth`` items decode."""
+    if not items:
+        return
+    with ThreadPoolExecutor(max_workers=depth) as pool:
+        pending: deque[Future[list[pa.RecordBatch]]] = deque()
+        upcoming = iter(items)
+        for item in upcoming:
+            pending.append(pool.submit(work, item))
+            if len(pending) > depth:
+                break
+        while pending:
+            batches = pending.popleft().result()
+            nxt = next(upcoming, None)
+            if nxt is not None:
+                pending.append(pool.submit(work, nxt))
+            yield from batches
 
 
 class ResolvedRead:
@@ -52,9 +77,9 @@ class ResolvedRead:
                 self.as_of = parse_timestamp(raw, tz, option="as-of timestamp")
             hudi.pop(R.AS_OF_TIMESTAMP.value, None)
             latest = timeline.latest_data_instant()
-            end = self.as_of or (latest.timestamp if latest else None)
-            if end is not None:
-                hudi[R.END_TIMESTAMP.value] = end
+            # The visibility of the plan bounds what the read sees; the end is
+            # kept for file group readers built from these options.
+            self.end = self.as_of or (latest.timestamp if latest else None)
         else:
             hudi.pop(R.AS_OF_TIMESTAMP.value, None)
             raw_start = opts.start_timestamp()
@@ -267,6 +292,8 @@ class HudiTable:
     ) -> HudiFileGroupReader:
         read = ResolvedRead(self, read_options)
         hudi = {**self._user_hudi, **read.options.hudi_options}
+        if read.query_type is HudiQueryType.Snapshot and read.end:
+            hudi[R.END_TIMESTAMP.value] = read.end
         if read.query_type is HudiQueryType.Incremental:
             hudi[R.START_TIMESTAMP.value] = read.start or START_OF_TIME
             if read.end:
@@ -312,11 +339,10 @@ class HudiTable:
         reader = self._reader()
         opts = read.options
 
-        def batches() -> Iterator[pa.RecordBatch]:
-            for s in slices:
-                yield from reader._slice_stream(s, opts, visibility)
+        def slice_batches(s: HudiFileSlice) -> list[pa.RecordBatch]:
+            return list(reader._slice_stream(s, opts, visibility))
 
-        return HudiRecordBatchStream(batches())
+        return HudiRecordBatchStream(_prefetched(slices, slice_batches, STREAM_PREFETCH))
 
     def compute_table_stats(self, options: HudiReadOptions | None = None) -> tuple[int, int] | None:
         """(rows, bytes) estimate for snapshot reads; needs the metadata table,

@@ -278,7 +278,7 @@ def _last_per_key(routing: pa.Table, precombine: str | None) -> pa.Array:
 
 
 class CowTableWriter:
-    """Writes commits to one COPY_ON_WRITE table; create it with :meth:`create` or :meth:`open` it."""
+    """Writes commits to one COPY_ON_WRITE table; get one from :meth:`create` or :meth:`open`."""
 
     def __init__(
         self,
@@ -291,8 +291,7 @@ class CowTableWriter:
     ) -> None:
         if rows_per_file < 1:
             raise ValueError("rows_per_file must be positive")
-        raw = os.fspath(base_path)
-        self.base = Path(raw.removeprefix("file://")).absolute()
+        self.base = _local_path(base_path)
         self.spec = spec
         self.rows_per_file = rows_per_file
         self.compression = compression
@@ -314,7 +313,7 @@ class CowTableWriter:
         **options: Any,
     ) -> CowTableWriter:
         """Initialize an empty table (``.hoodie`` and its properties) for data of ``schema``."""
-        base = Path(os.fspath(base_path).removeprefix("file://")).absolute()
+        base = _local_path(base_path)
         if (base / ".hoodie").exists():
             raise FileExistsError(f"A Hudi table already exists at {base}")
         for name in (spec.record_key, spec.partition_field, spec.precombine_field):
@@ -336,7 +335,7 @@ class CowTableWriter:
 
     @classmethod
     def open(cls, base_path: str | os.PathLike[str], **options: Any) -> CowTableWriter:
-        base = Path(os.fspath(base_path).removeprefix("file://")).absolute()
+        base = _local_path(base_path)
         props_path = base / ".hoodie" / "hoodie.properties"
         if not props_path.is_file():
             raise FileNotFoundError(f"Not a Hudi table: {props_path} does not exist")
@@ -441,12 +440,13 @@ class CowTableWriter:
         encode = commit_metadata_json if self.spec.table_version < 8 else commit_metadata_avro
         self._timeline.mkdir(parents=True, exist_ok=True)
         _write_atomic(self._timeline / f"{instant}.commit.requested", b"")
+        self._latest_time = instant  # taken even if this write fails: instant times are never reused
         _write_atomic(self._timeline / f"{instant}.inflight", encode([p.planned_stat() for p in plans], {}, operation))
 
         for partition in sorted({p.partition_path for p in plans}):
             self._ensure_partition_metadata(partition, instant)
         file_schema = self._file_schema(data.schema)
-        parquet_meta = self._parquet_metadata(data.schema)
+        parquet_meta = self._parquet_metadata()
 
         def write(task: tuple[int, _FilePlan]) -> WriteStat:
             return self._write_file(task[1], task[0], instant, file_schema, parquet_meta)
@@ -535,7 +535,7 @@ class CowTableWriter:
         meta = [pa.field(name, pa.string()) for name in META_FIELDS]
         return pa.schema(meta + list(data_schema))
 
-    def _parquet_metadata(self, data_schema: pa.Schema) -> dict[bytes, bytes]:
+    def _parquet_metadata(self) -> dict[bytes, bytes]:
         """Key-value metadata of base files: the Avro schema with meta fields, as parquet-avro records it."""
         assert self._avro_schema is not None
         meta = [{"name": n, "type": ["null", "string"], "doc": "", "default": None} for n in META_FIELDS]
@@ -609,6 +609,10 @@ class CowTableWriter:
             file_size=path.stat().st_size,
             write_millis=int((time.monotonic() - started) * 1000),
         )
+
+
+def _local_path(base_path: str | os.PathLike[str]) -> Path:
+    return Path(os.fspath(base_path).removeprefix("file://")).absolute()
 
 
 def _decode_commit(raw: bytes) -> dict[str, Any]:
