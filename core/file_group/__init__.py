@@ -8,4 +8,8 @@ __all__ = [
     "Visibility",
     "snapshot_visibility",
     "visibility_of",
-    "HudiFileSlice", "LogFile", "parse_base_file_name", "parse_log_file_name"]
+    "HudiFileSlice",
+    "LogFile",
+    "parse_base_file_name",
+    "parse_log_file_name",
+]
