@@ -9,9 +9,10 @@ from pathlib import Path
 import hudi
 import pyarrow as pa
 import pytest
-from oracle import row_set, to_table
 
 from hudi_ray import HudiFileGroupReader, HudiReadOptions, HudiTableBuilder
+
+from oracle import row_set, to_table
 
 V9 = "sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle"
 UPDATE_LOG = "2024/01/16/09/.3f9cc880-1bdc-4f80-9715-78467c6404ce-0_20260403183906731.log.1_0-66-209"
