@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import unquote, urlparse
@@ -88,16 +89,30 @@ class Storage:
     def _describe(self, rel: str) -> str:
         return self.uri(rel)
 
+    @contextmanager
+    def _errors(self, what: str, rel: str, missing: str = "File not found") -> Iterator[None]:
+        """Map any storage client failure to an error naming the URI.
+
+        Object store clients raise their own exception types (botocore's are
+        not OSErrors), so everything that is not already ours is wrapped.
+        """
+        try:
+            yield
+        except HudiStorageError:
+            raise
+        except FileNotFoundError as exc:
+            raise HudiFileNotFoundError(f"{missing}: {self._describe(rel)}") from exc
+        except IsADirectoryError as exc:
+            raise HudiStorageError(f"Expected a file, found a directory: {self._describe(rel)}") from exc
+        except Exception as exc:
+            raise HudiStorageError(f"Cannot {what} {self._describe(rel)}: {type(exc).__name__}: {exc}") from exc
+
     # -- listing -------------------------------------------------------------
 
     def list_dir(self, rel: str = "") -> list[FileInfo]:
         path = self.full_path(rel)
-        try:
+        with self._errors("list", rel, "Directory not found"):
             entries = self.fs.ls(path, detail=True)
-        except FileNotFoundError as exc:
-            raise HudiFileNotFoundError(f"Directory not found: {self._describe(rel)}") from exc
-        except OSError as exc:
-            raise HudiStorageError(f"Cannot list {self._describe(rel)}: {exc}") from exc
         return [self._info(rel, e) for e in entries if e["name"].rstrip("/") != path]
 
     async def list_dir_async(self, rel: str = "") -> list[FileInfo]:
@@ -114,39 +129,23 @@ class Storage:
         )
 
     def exists(self, rel: str) -> bool:
-        try:
+        with self._errors("stat", rel):
             return bool(self.fs.exists(self.full_path(rel)))
-        except OSError as exc:
-            raise HudiStorageError(f"Cannot stat {self._describe(rel)}: {exc}") from exc
 
     def size(self, rel: str) -> int:
-        try:
+        with self._errors("stat", rel):
             return int(self.fs.size(self.full_path(rel)))
-        except FileNotFoundError as exc:
-            raise HudiFileNotFoundError(f"File not found: {self._describe(rel)}") from exc
-        except OSError as exc:
-            raise HudiStorageError(f"Cannot stat {self._describe(rel)}: {exc}") from exc
 
     # -- reading -------------------------------------------------------------
 
     def read_bytes(self, rel: str) -> bytes:
-        try:
+        with self._errors("read", rel):
             return self.fs.cat_file(self.full_path(rel))
-        except FileNotFoundError as exc:
-            raise HudiFileNotFoundError(f"File not found: {self._describe(rel)}") from exc
-        except IsADirectoryError as exc:
-            raise HudiStorageError(f"Expected a file, found a directory: {self._describe(rel)}") from exc
-        except OSError as exc:
-            raise HudiStorageError(f"Cannot read {self._describe(rel)}: {exc}") from exc
 
     def read_range(self, rel: str, start: int, end: int) -> bytes:
         """Bytes ``[start, end)`` of a file; negative ``start`` counts from the end."""
-        try:
+        with self._errors("read", rel):
             return self.fs.cat_file(self.full_path(rel), start=start, end=end)
-        except FileNotFoundError as exc:
-            raise HudiFileNotFoundError(f"File not found: {self._describe(rel)}") from exc
-        except OSError as exc:
-            raise HudiStorageError(f"Cannot read {self._describe(rel)}: {exc}") from exc
 
     async def read_bytes_async(self, rel: str) -> bytes:
         return await asyncio.to_thread(self.read_bytes, rel)
