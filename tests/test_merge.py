@@ -43,13 +43,13 @@ def _model(base: dict[str, tuple[int, str]], blocks: list[list[tuple]], mode: Me
                 else ((kind[:3] if kind == "delete" else "rec"), ts, value)
             )
             old = merged.get(key)
-            if (
-                old is None
-                or mode is MergeMode.COMMIT_TIME_ORDERING
-                or new[0] == "ctdel"
-                or old[0] == "ctdel"
-                or new[1] >= old[1]
-            ):
+            if old is None or mode is MergeMode.COMMIT_TIME_ORDERING or new[0] == "ctdel":
+                merged[key] = new
+            elif old[0] == "ctdel":
+                # A record revives a key after a commit-time delete; a delete does not replace it.
+                if new[0] == "rec":
+                    merged[key] = new
+            elif new[1] >= old[1]:
                 merged[key] = new
     out: dict[str, tuple] = {k: (ts, v) for k, (ts, v) in base.items()}
     for key, (kind, ts, value) in merged.items():

@@ -1,7 +1,15 @@
 """Config: ``hoodie.properties`` parsing and the table / read config keys."""
 
 from hudi_ray.core.config.keys import HudiReadConfig, HudiTableConfig, is_read_config
+from hudi_ray.core.config.loader import load_table_config
 from hudi_ray.core.config.properties import parse_properties
 from hudi_ray.core.config.table_config import TableConfig
 
-__all__ = ["HudiReadConfig", "HudiTableConfig", "TableConfig", "is_read_config", "parse_properties"]
+__all__ = [
+    "HudiReadConfig",
+    "HudiTableConfig",
+    "TableConfig",
+    "is_read_config",
+    "load_table_config",
+    "parse_properties",
+]

@@ -123,6 +123,15 @@ class FileSystemView:
         with ThreadPoolExecutor(max_workers=min(LISTING_PARALLELISM, len(rels))) as pool:
             return list(pool.map(self._list, rels))
 
+    def use_partitions(self, partitions: list[str]) -> None:
+        """Take the partition list from elsewhere (the metadata table)."""
+        self._partitions = sorted(partitions)
+
+    def use_listings(self, listings: dict[str, list[FileInfo]]) -> None:
+        """Take partitions' file listings from elsewhere (the metadata table)."""
+        with self._lock:
+            self._listings.update(listings)
+
     def partition_paths(self) -> list[str]:
         """Every partition path of the table, listed from storage."""
         if self._partitions is not None:

@@ -193,6 +193,16 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
             cut_seq = pc.take(cut.column(f"{_SEQ}_max"), idx)
             keep = pc.fill_null(pc.greater_equal(log.column(_SEQ), cut_seq), True)
             log = log.filter(keep)
+            # Deletes right after a commit-time delete lose to it: until a
+            # record follows, the key stays deleted whatever their ordering.
+            cut_seq = pc.take(cut.column(f"{_SEQ}_max"), pc.index_in(log.column(_KEY), cut.column(_KEY)))
+            after_cut = pc.fill_null(pc.greater(log.column(_SEQ), cut_seq), False)
+            records = log.filter(pc.and_(after_cut, pc.invert(log.column(_DEL))))
+            first = records.group_by(_KEY).aggregate([(_SEQ, "min")])
+            first_seq = pc.take(first.column(f"{_SEQ}_min"), pc.index_in(log.column(_KEY), first.column(_KEY)))
+            before_record = pc.fill_null(pc.less(log.column(_SEQ), first_seq), True)
+            shadowed = pc.and_(pc.and_(after_cut, log.column(_DEL)), before_record)
+            log = log.filter(pc.invert(shadowed))
         # A commit-time delete loses to any record after it, and beats all before it.
         ordering_keys = [(f, "ascending") for f in cfg.ordering_fields]
         log = log.append_column("__hudi_not_ct", pc.invert(log.column(_CTDEL)))

@@ -8,6 +8,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 
@@ -15,13 +16,15 @@ from hudi_ray.core.base_file import ParquetReader, footer_column_stats
 from hudi_ray.core.config.keys import HudiReadConfig as R
 from hudi_ray.core.config.keys import is_read_config
 from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsupportedError
-from hudi_ray.core.expr import Filter
+from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.expr.arrow import prune_partitions
 from hudi_ray.core.expr.stats import may_match
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
+from hudi_ray.core.metadata import COLUMN_STATS, RECORD_INDEX, MetadataTable
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.table.context import TableContext
+from hudi_ray.core.table.explain import PlanExplain
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader, split_options
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
 from hudi_ray.core.table.stream import HudiRecordBatchStream
@@ -31,6 +34,7 @@ from hudi_ray.core.timeline.timestamps import START_OF_TIME, parse_timestamp
 log = logging.getLogger(__name__)
 
 READ_PARALLELISM = max(2, min(8, os.cpu_count() or 2))
+_UNSET = object()
 # Slices decoded ahead of the consumer by read_stream: enough to keep the cores
 # busy, few enough that memory stays a couple of slices.
 STREAM_PREFETCH = 2
@@ -97,6 +101,57 @@ class ResolvedRead:
         self.filters: list[Filter] = opts.parsed_filters
 
 
+@dataclass(frozen=True)
+class HudiReadPlan:
+    """A read planned against one state of the timeline, picklable, so that
+    readers elsewhere (other processes, other machines) return exactly what
+    ``HudiTable.read`` returns for the same slices.
+
+    ``options`` are the resolved per-read options (timestamps already turned
+    into ``commit_times`` and ``visibility``); ``schema`` is the schema of the
+    batches the read returns (None when the table has no schema yet);
+    ``instant`` is the newest instant the read sees (as-of time, or the
+    incremental end) and ``context`` the table's configs, instants and schema
+    at planning time, without cached commit metadata.
+    """
+
+    base_uri: str
+    query_type: HudiQueryType
+    options: HudiReadOptions
+    slices: list[HudiFileSlice]
+    commit_times: frozenset[str] | None
+    visibility: Visibility | None
+    schema: pa.Schema | None
+    instant: str | None
+    context: TableContext = field(repr=False, compare=False)
+
+    def file_group_reader(self, storage: Storage | None = None) -> HudiFileGroupReader:
+        """A reader bound to the planned table state; ``storage`` replaces how files are fetched."""
+        ctx = self.context
+        if storage is not None:
+            ctx = TableContext(storage=storage, config=ctx.config, timeline=ctx.timeline, _schema=ctx.data_schema)
+        return HudiFileGroupReader(self.base_uri, {}, _context=ctx)
+
+    def read_slice(self, reader: HudiFileGroupReader, file_slice: HudiFileSlice) -> pa.RecordBatch:
+        """One slice, exactly as ``HudiTable.read`` returns it (possibly empty)."""
+        return reader._read_slice(file_slice, self.options, self.commit_times, self.visibility)
+
+    def read_slice_stream(
+        self, reader: HudiFileGroupReader, file_slice: HudiFileSlice, batch_size: int
+    ) -> Iterator[pa.RecordBatch]:
+        """The rows of ``read_slice`` in batches of at most ``batch_size`` rows.
+
+        Snapshot reads of slices without logs stream from the base file;
+        merging and incremental reads hold one slice in memory.
+        """
+        if self.query_type is HudiQueryType.Snapshot:
+            yield from reader._slice_stream(file_slice, self.options.with_batch_size(batch_size), self.visibility)
+            return
+        batch = self.read_slice(reader, file_slice)
+        for offset in range(0, batch.num_rows, batch_size):
+            yield batch.slice(offset, batch_size)
+
+
 class HudiTable:
     """A Hudi table; the timeline is loaded once, at construction."""
 
@@ -118,6 +173,7 @@ class HudiTable:
         self._storage = Storage(base_uri, self._storage_options)
         self._context = TableContext.load(self._storage, self._user_hudi)
         self._view = FileSystemView(self._storage, self._context.config, self._context.timeline, self._partitioner)
+        self._mdt: MetadataTable | object | None = _UNSET
 
     def _partitioner(self):
         try:
@@ -204,14 +260,110 @@ class HudiTable:
         if unknown:
             raise HudiSchemaError(f"Projected columns {unknown} not found in the schema of table {self.base_url}")
 
-    def _pruned_partitions(self, filters: list[Filter]) -> list[str]:
-        partitions = self._view.partition_paths()
+    def _metadata_table(self) -> MetadataTable | None:
+        """The table's metadata table, opened once; None when absent or disabled."""
+        if self._mdt is _UNSET:
+            ctx = self._context
+            self._mdt = (
+                MetadataTable.open(ctx.storage, ctx.config, ctx.timeline) if ctx.config.table_version >= 8 else None
+            )
+        return self._mdt  # type: ignore[return-value]
+
+    def _usable_metadata_table(self, read: ResolvedRead, explain: PlanExplain | None) -> MetadataTable | None:
+        """The metadata table when it may plan this read: snapshot reads of the
+        latest state, and only while it has caught up with the data timeline."""
+        if read.query_type is not HudiQueryType.Snapshot:
+            return None
+        mdt = self._metadata_table()
+        if mdt is None:
+            return None
+        latest = self.get_timeline().latest_data_instant()
+        if read.as_of is not None and latest is not None and read.as_of < latest.timestamp:
+            if explain is not None:
+                explain.notes.append("time travel: planned from storage listing and file footers")
+            return None
+        if mdt.lags_data_table():
+            log.warning("Metadata table of %s lags the data timeline; listing storage instead", self.base_url)
+            if explain is not None:
+                explain.notes.append("metadata table lags the data table: planned from storage listing")
+            return None
+        return mdt
+
+    def _pruned_partitions(
+        self, filters: list[Filter], mdt: MetadataTable | None, explain: PlanExplain | None
+    ) -> list[str]:
+        if mdt is not None:
+            partitions = mdt.partition_paths()
+            self._view.use_partitions(partitions)
+        else:
+            partitions = self._view.partition_paths()
+        if explain is not None:
+            explain.add("listed", len(partitions))
         partitioner = self._context.partitioner
-        if not partitioner.is_partitioned or not filters:
-            return partitions
-        values, unparsed = partitioner.values_table(partitions)
-        keep = prune_partitions(values, unparsed, filters, partitioner.schema)
-        return [p for p, k in zip(partitions, keep) if k]
+        if partitioner.is_partitioned and filters:
+            values, unparsed = partitioner.values_table(partitions)
+            keep = prune_partitions(values, unparsed, filters, partitioner.schema)
+            partitions = [p for p, k in zip(partitions, keep) if k]
+        if explain is not None:
+            explain.add("partition values", len(partitions))
+        if mdt is not None and partitioner.is_partitioned:
+            data_filters = self._data_filters(filters)
+            if data_filters:
+                schema = self._context.read_schema
+                stats = mdt.partition_stats({f.field for f in data_filters}, schema)
+                # A partition without stats is kept: absence proves nothing.
+                partitions = [p for p in partitions if p not in stats or may_match(data_filters, stats[p], schema)]
+            if explain is not None:
+                explain.add("partition stats", len(partitions))
+        return partitions
+
+    def _data_filters(self, filters: list[Filter]) -> list[Filter]:
+        partition_fields = set(self.get_partition_schema().names)
+        return [f for f in filters if f.field not in partition_fields]
+
+    def _prune_by_record_index(
+        self, slices: list[HudiFileSlice], filters: list[Filter], mdt: MetadataTable
+    ) -> list[HudiFileSlice] | None:
+        """Only the file groups holding the keys of a ``key = x`` / ``key IN (...)``
+        filter; None when no filter qualifies."""
+        key_fields = self._context.config.record_key_fields
+        if len(key_fields) != 1 or not mdt.has(RECORD_INDEX):
+            return None
+        names = {key_fields[0], "_hoodie_record_key"}
+        keys: set[str] | None = None
+        for f in filters:
+            if f.field in names and f.operator in (ExprOperator.Eq, ExprOperator.In):
+                keys = set(f.values) if keys is None else keys & set(f.values)
+        if keys is None:
+            return None
+        located = mdt.record_locations(keys)
+        wanted = {(loc.partition, loc.file_id) for loc in located.values()}
+        return [s for s in slices if (s.partition_path, s.file_id) in wanted]
+
+    def _prune_by_column_stats(
+        self, slices: list[HudiFileSlice], filters: list[Filter], mdt: MetadataTable
+    ) -> list[HudiFileSlice] | None:
+        """Drop slices none of whose files (base and logs) can hold a match;
+        None when the metadata table has no column stats for these filters."""
+        data_filters = self._data_filters(filters)
+        if not data_filters or not mdt.has(COLUMN_STATS) or not slices:
+            return None
+        schema = self._context.read_schema
+        columns = {f.field for f in data_filters}
+        stats = mdt.column_stats(columns, {s.partition_path for s in slices}, schema)
+
+        def keep(s: HudiFileSlice) -> bool:
+            names = ([s.base_file_name] if s.base_file_name else []) + list(s.log_file_names)
+            for name in names:
+                file_stats = stats.get((s.partition_path, name))
+                # A file the index does not cover, or a column it lacks, may hold anything.
+                if file_stats is None or not columns <= file_stats.keys():
+                    return True
+                if may_match(data_filters, file_stats, schema):
+                    return True
+            return False
+
+        return [s for s in slices if keep(s)]
 
     def _incremental_instants(self, read: ResolvedRead) -> list[HudiInstant]:
         """Instants that took effect in (start, end]: by completion time on
@@ -221,13 +373,26 @@ class HudiTable:
             return []
         return [i for i in timeline.data_instants if read.start < i.completed_at <= read.end]
 
-    def _plan(self, read: ResolvedRead) -> tuple[list[HudiFileSlice], frozenset[str] | None, Visibility | None]:
+    def _plan(
+        self, read: ResolvedRead, explain: PlanExplain | None = None
+    ) -> tuple[list[HudiFileSlice], frozenset[str] | None, Visibility | None]:
         """File slices for a read, for incremental reads the instant times whose
-        rows it returns, and which instants' log blocks it may see."""
+        rows it returns, and which instants' log blocks it may see.
+
+        Pruning runs in the order of the data-skipping design: partition
+        values, partition stats, then per file the record index and column
+        stats from the metadata table (or Parquet footers without one); the
+        row mask stays authoritative.
+        """
         if self.get_timeline().is_empty:
             return [], None, None
         self._validate_filters(read.filters)
-        partitions = self._pruned_partitions(read.filters)
+        mdt = self._usable_metadata_table(read, explain)
+        if explain is not None and mdt is not None:
+            explain.listing = "metadata table"
+        partitions = self._pruned_partitions(read.filters, mdt, explain)
+        if mdt is not None:
+            self._view.use_listings(mdt.files(partitions))
         read_optimized = read.options.use_read_optimized()
         if read.query_type is HudiQueryType.Snapshot:
             visibility = self._view.snapshot_visibility(read.as_of)
@@ -252,9 +417,33 @@ class HudiTable:
             slices = [s for s in slices if s.base_file_name]
             for s in slices:
                 s.log_file_names, s.log_file_sizes = [], []
+        if explain is not None:
+            explain.add("file slices", len(partitions), len(slices))
         if read.query_type is HudiQueryType.Snapshot:
-            slices = self._prune_by_footer_stats(slices, read.filters)
+            stats_pruned = False
+            if mdt is not None:
+                by_key = self._prune_by_record_index(slices, read.filters, mdt)
+                if by_key is not None:
+                    slices = by_key
+                    if explain is not None:
+                        explain.add("record index", len({s.partition_path for s in slices}), len(slices))
+                by_stats = self._prune_by_column_stats(slices, read.filters, mdt)
+                if by_stats is not None:
+                    slices, stats_pruned = by_stats, True
+                    if explain is not None:
+                        explain.add("column stats", len({s.partition_path for s in slices}), len(slices))
+            if not stats_pruned:
+                slices = self._prune_by_footer_stats(slices, read.filters)
+                if explain is not None and self._data_filters(read.filters):
+                    explain.add("footer stats", len({s.partition_path for s in slices}), len(slices))
         return slices, commit_times, visibility
+
+    def explain(self, options: HudiReadOptions | None = None) -> PlanExplain:
+        """How many partitions and file slices each planning stage kept for this read."""
+        read = ResolvedRead(self, options)
+        explain = PlanExplain(query_type=read.query_type.value)
+        self._plan(read, explain)
+        return explain
 
     def _prune_by_footer_stats(self, slices: list[HudiFileSlice], filters: list[Filter]) -> list[HudiFileSlice]:
         """Drop base-file-only slices whose Parquet footer proves no row matches.
@@ -280,6 +469,36 @@ class HudiTable:
         with ThreadPoolExecutor(max_workers=min(READ_PARALLELISM * 2, len(candidates))) as pool:
             verdict = dict(zip((id(s) for s in candidates), pool.map(keep, candidates)))
         return [s for s in slices if verdict.get(id(s), True)]
+
+    def plan(self, options: HudiReadOptions | None = None) -> HudiReadPlan:
+        """Plan a read as ``read`` does, for readers that run elsewhere."""
+        read = ResolvedRead(self, options)
+        self._validate_projection(read.options.projection)
+        slices, commit_times, visibility = self._plan(read)
+        ctx = self._context
+        try:
+            schema: pa.Schema | None = ctx.read_schema
+            data_schema: pa.Schema | None = ctx.data_schema
+        except HudiSchemaError:
+            if slices:
+                raise
+            schema = data_schema = None  # an empty table without a schema: nothing to read
+        if schema is not None and read.options.projection is not None:
+            schema = pa.schema([schema.field(c) for c in dict.fromkeys(read.options.projection)])
+        # Instants only: the commit metadata cached while planning stays here.
+        timeline = HudiTimeline(ctx.storage, ctx.config, list(ctx.timeline.instants), list(ctx.timeline.pending))
+        slim = TableContext(storage=ctx.storage, config=ctx.config, timeline=timeline, _schema=data_schema)
+        return HudiReadPlan(
+            base_uri=self._base_uri,
+            query_type=read.query_type,
+            options=read.options,
+            slices=slices,
+            commit_times=commit_times,
+            visibility=visibility,
+            schema=schema,
+            instant=read.end,
+            context=slim,
+        )
 
     def get_file_slices(self, options: HudiReadOptions | None = None) -> list[HudiFileSlice]:
         read = ResolvedRead(self, options)

@@ -1,0 +1,5 @@
+"""HFile: the HBase file format version 3, as Hudi's metadata table stores records in it."""
+
+from hudi_ray.core.hfile.reader import HFileReader
+
+__all__ = ["HFileReader"]

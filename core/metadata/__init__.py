@@ -1,0 +1,6 @@
+"""Metadata table: partitions and files, column and partition stats, record index."""
+
+from hudi_ray.core.metadata.records import RecordLocation
+from hudi_ray.core.metadata.table import COLUMN_STATS, FILES, PARTITION_STATS, RECORD_INDEX, MetadataTable
+
+__all__ = ["COLUMN_STATS", "FILES", "PARTITION_STATS", "RECORD_INDEX", "MetadataTable", "RecordLocation"]

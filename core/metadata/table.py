@@ -1,0 +1,293 @@
+"""The metadata table: a merge-on-read table under ``.hoodie/metadata`` whose
+HFile records list partitions and files and hold column stats, partition
+stats and the record index. It is read with the same timeline and file-slice
+machinery as data tables, trusting only records of completed data instants."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from hudi_ray.core.config import TableConfig, load_table_config
+from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError
+from hudi_ray.core.expr.stats import ColumnStats
+from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, snapshot_visibility
+from hudi_ray.core.hfile import HFileReader
+from hudi_ray.core.log_file import BlockType, read_log_blocks
+from hudi_ray.core.log_file.content import decode_delete_block
+from hudi_ray.core.metadata import hashing
+from hudi_ray.core.metadata.records import (
+    ALL_PARTITIONS_KEY,
+    NON_PARTITIONED,
+    TYPE_COLUMN_STATS,
+    TYPE_FILES,
+    TYPE_PARTITION_LIST,
+    TYPE_PARTITION_STATS,
+    RecordLocation,
+    decode_record,
+    live_files,
+    merge_column_stats,
+    merge_files,
+    record_location,
+    to_column_stats,
+)
+from hudi_ray.core.partition import Partitioner
+from hudi_ray.core.storage import FileInfo, Storage
+from hudi_ray.core.timeline import HudiTimeline
+
+log = logging.getLogger(__name__)
+
+METADATA_PATH = ".hoodie/metadata"
+FILES = "files"
+COLUMN_STATS = "column_stats"
+PARTITION_STATS = "partition_stats"
+RECORD_INDEX = "record_index"
+_BOOTSTRAP_PREFIX = "00000000000000"
+
+
+def _merge(older: dict[str, Any] | None, newer: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Combine two versions of one key; None is a delete, which the newer side wins."""
+    if newer is None or older is None:
+        return newer
+    kind = newer.get("type")
+    if kind in (TYPE_PARTITION_LIST, TYPE_FILES):
+        return merge_files(older, newer)
+    if kind in (TYPE_COLUMN_STATS, TYPE_PARTITION_STATS):
+        return merge_column_stats(older, newer)
+    return newer
+
+
+@dataclass
+class MetadataTable:
+    """Reader of one data table's metadata table, valid up to the data timeline."""
+
+    storage: Storage  # rooted at the metadata table
+    config: TableConfig
+    timeline: HudiTimeline
+    data_timeline: HudiTimeline
+    partitions_enabled: frozenset[str]
+    _view: FileSystemView = field(init=False)
+    _valid: Visibility = field(init=False)
+    _slices: dict[str, list[HudiFileSlice]] = field(default_factory=dict)
+    _cache: dict[tuple[str, str], Any] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self._view = FileSystemView(
+            self.storage, self.config, self.timeline, lambda: Partitioner(self.config, pa.schema([]))
+        )
+        self._valid = self._valid_instants()
+
+    @classmethod
+    def open(cls, data_storage: Storage, data_config: TableConfig, data_timeline: HudiTimeline) -> MetadataTable | None:
+        """The metadata table, or None when the table has none (or it is switched off)."""
+        if data_config.get("hoodie.metadata.enable", "true").strip().lower() == "false":
+            return None
+        enabled = {p.strip() for p in (data_config.get("hoodie.table.metadata.partitions") or "").split(",") if p}
+        inflight = {p.strip() for p in (data_config.get("hoodie.table.metadata.partitions.inflight") or "").split(",")}
+        enabled -= inflight
+        if FILES not in enabled:
+            return None
+        storage = data_storage.child(METADATA_PATH)
+        try:
+            config = load_table_config(storage, {})
+            timeline = HudiTimeline.load(storage, config)
+        except HudiCoreError as exc:
+            log.warning("Ignoring the metadata table of %s: %s", data_storage.base_url, exc)
+            return None
+        return cls(storage, config, timeline, data_timeline, frozenset(enabled))
+
+    # -- validity ------------------------------------------------------------
+
+    def _valid_instants(self) -> Visibility:
+        """MDT records count only for completed data instants (and MDT-only
+        bootstrap and compaction instants); an MDT delta commit whose data
+        instant is still pending or failed is ignored."""
+        data_completed = {i.timestamp for i in self.data_timeline.instants}
+        data_pending = {i.timestamp for i in self.data_timeline.pending}
+        valid = set(data_completed)
+        for i in self.timeline.instants:
+            if i.timestamp.startswith(_BOOTSTRAP_PREFIX) or i.timestamp not in data_pending:
+                valid.add(i.timestamp)
+        every = {i.timestamp for i in self.timeline.instants + self.timeline.pending} | data_completed | data_pending
+        return Visibility(frozenset(valid), None, frozenset(every), None)
+
+    def lags_data_table(self) -> bool:
+        """True when a completed data instant has no completed MDT delta commit yet."""
+        mdt = {i.timestamp for i in self.timeline.instants}
+        return any(i.timestamp not in mdt for i in self.data_timeline.data_instants)
+
+    def has(self, partition: str) -> bool:
+        return partition in self.partitions_enabled
+
+    # -- slices and records ------------------------------------------------------------
+
+    def _file_slices(self, partition: str) -> list[HudiFileSlice]:
+        with self._lock:
+            cached = self._slices.get(partition)
+        if cached is None:
+            visibility = snapshot_visibility(self.timeline, None)
+            cached = sorted(self._view.latest_file_slices([partition], visibility), key=lambda s: s.file_id)
+            with self._lock:
+                self._slices[partition] = cached
+        return cached
+
+    def _hfile(self, rel: str) -> HFileReader:
+        size = self.storage.size(rel)
+        return HFileReader.from_range_reader(
+            size, lambda start, end: self.storage.read_range(rel, start, end), self.storage.uri(rel)
+        )
+
+    def _slice_records(
+        self, fs: HudiFileSlice, keys: set[str] | None, prefixes: tuple[str, ...] | None
+    ) -> dict[str, dict[str, Any] | None]:
+        """Merged records of one file slice, limited to ``keys`` or ``prefixes`` if given."""
+
+        def wanted(k: str) -> bool:
+            if keys is not None:
+                return k in keys
+            if prefixes is not None:
+                return k.startswith(prefixes)
+            return True
+
+        merged: dict[str, dict[str, Any] | None] = {}
+
+        def add(key: str, record: dict[str, Any] | None) -> None:
+            merged[key] = _merge(merged.get(key), record)
+
+        if fs.base_file_name:
+            reader = self._hfile(fs.base_file_relative_path())
+            schema = reader.avro_schema
+            if schema is None:
+                raise HudiCorruptFileError(f"Metadata HFile {reader.where} has no schema in its file info")
+            if keys is not None:
+                rows = ((k.encode(), reader.get(k.encode())) for k in sorted(keys))
+                cells = [(r, v) for r, v in rows if v is not None]
+            elif prefixes is not None:
+                cells = [c for p in prefixes for c in reader.scan_prefix(p.encode())]
+            else:
+                cells = list(reader.scan())
+            for row, value in cells:
+                key = row.decode("utf-8")
+                add(key, {**decode_record(value, schema, reader.where), "key": key})
+        for rel in fs.log_files_relative_paths():
+            uri = self.storage.uri(rel)
+            for block in read_log_blocks(self.storage.read_bytes(rel), uri):
+                if block.instant_time is None or not self._valid.sees(block.instant_time):
+                    continue
+                if block.block_type is BlockType.DELETE:
+                    for key in decode_delete_block(block).keys:
+                        if wanted(key):
+                            add(key, None)
+                elif block.block_type is BlockType.HFILE_DATA:
+                    inner = HFileReader.from_bytes(bytes(block.content), block.where())
+                    schema = block.schema or inner.avro_schema
+                    if schema is None:
+                        raise HudiCorruptFileError(f"{block.where()} has no schema")
+                    for row, value in inner.scan():
+                        key = row.decode("utf-8")
+                        if wanted(key):
+                            add(key, {**decode_record(value, schema, block.where()), "key": key})
+                # Command blocks are not written to metadata tables by 1.x; corrupt blocks were logged.
+        return merged
+
+    def records(
+        self, partition: str, keys: Iterable[str] | None = None, prefixes: Iterable[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Live records of an MDT partition (all, or by exact keys, or by key prefixes)."""
+        slices = self._file_slices(partition)
+        if not slices:
+            return {}
+        out: dict[str, dict[str, Any]] = {}
+        if keys is not None:
+            by_group: dict[int, set[str]] = {}
+            for k in keys:
+                by_group.setdefault(hashing.file_group_index(k, len(slices)), set()).add(k)
+            work = [(slices[i], ks, None) for i, ks in by_group.items()]
+        else:
+            pre = tuple(prefixes) if prefixes is not None else None
+            work = [(s, None, pre) for s in slices]
+        for fs, ks, pre in work:
+            for key, rec in self._slice_records(fs, ks, pre).items():
+                if rec is not None:
+                    out[key] = rec
+        return out
+
+    # -- typed views -----------------------------------------------------------------
+
+    def partition_paths(self) -> list[str]:
+        rec = self.records(FILES, keys=[ALL_PARTITIONS_KEY]).get(ALL_PARTITIONS_KEY)
+        if rec is None:
+            return []
+        return sorted("" if p == NON_PARTITIONED else p for p in live_files(rec))
+
+    def files(self, partitions: Iterable[str]) -> dict[str, list[FileInfo]]:
+        wanted = {NON_PARTITIONED if p == "" else p: p for p in partitions}
+        recs = self.records(FILES, keys=list(wanted))
+        out: dict[str, list[FileInfo]] = {}
+        for key, partition in wanted.items():
+            rec = recs.get(key)
+            files = live_files(rec) if rec else {}
+            out[partition] = [
+                FileInfo(name=n, path=f"{partition}/{n}" if partition else n, size=s, is_dir=False)
+                for n, s in sorted(files.items())
+            ]
+        return out
+
+    def column_stats(
+        self, columns: Iterable[str], partitions: Iterable[str], schema: pa.Schema
+    ) -> dict[tuple[str, str], dict[str, ColumnStats]]:
+        """(partition, file name) -> column -> stats for the files of ``partitions``.
+
+        Keys start with the column's and the partition's hash, so each
+        (column, partition) pair is one prefix scan of the index.
+        """
+        cols = [c for c in columns if schema.get_field_index(c) >= 0]
+        if not cols or not self.has(COLUMN_STATS):
+            return {}
+        by_id = {hashing.partition_id(p): p for p in partitions}
+        prefixes = [hashing.column_id(c) + pid for c in cols for pid in by_id]
+        out: dict[tuple[str, str], dict[str, ColumnStats]] = {}
+        for key, rec in self.records(COLUMN_STATS, prefixes=prefixes).items():
+            cs = rec.get("ColumnStatsMetadata") or {}
+            column = cs.get("columnName")
+            partition = by_id.get(key[12:24])
+            if column not in cols or partition is None:
+                continue
+            stats = to_column_stats(rec, schema.field(column).type)
+            if stats is not None:
+                out.setdefault((partition, cs.get("fileName") or ""), {})[column] = stats
+        return out
+
+    def partition_stats(self, columns: Iterable[str], schema: pa.Schema) -> dict[str, dict[str, ColumnStats]]:
+        """partition -> column -> stats."""
+        cols = [c for c in columns if schema.get_field_index(c) >= 0]
+        if not cols or not self.has(PARTITION_STATS):
+            return {}
+        out: dict[str, dict[str, ColumnStats]] = {}
+        recs = self.records(PARTITION_STATS, prefixes=[hashing.column_id(c) for c in cols])
+        for rec in recs.values():
+            cs = rec.get("ColumnStatsMetadata") or {}
+            column = cs.get("columnName")
+            if column not in cols:
+                continue
+            stats = to_column_stats(rec, schema.field(column).type)
+            if stats is not None:
+                partition = cs.get("fileName") or ""
+                out.setdefault("" if partition == NON_PARTITIONED else partition, {})[column] = stats
+        return out
+
+    def record_locations(self, keys: Iterable[str]) -> dict[str, RecordLocation]:
+        if not self.has(RECORD_INDEX):
+            return {}
+        out = {}
+        for key, rec in self.records(RECORD_INDEX, keys=list(keys)).items():
+            loc = record_location(rec)
+            if loc is not None:
+                out[key] = loc
+        return out
