@@ -15,11 +15,11 @@ import pyarrow as pa
 from hudi_ray.core.base_file import ParquetReader, footer_column_stats
 from hudi_ray.core.config.keys import HudiReadConfig as R
 from hudi_ray.core.config.keys import is_read_config
-from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.exceptions import HudiCoreError, HudiFilterError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.expr.arrow import prune_partitions
 from hudi_ray.core.expr.stats import may_match
-from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
+from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, parse_base_file_name
 from hudi_ray.core.metadata import COLUMN_STATS, RECORD_INDEX, MetadataTable
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
 from hudi_ray.core.storage import Storage
@@ -564,11 +564,49 @@ class HudiTable:
         return HudiRecordBatchStream(_prefetched(slices, slice_batches, STREAM_PREFETCH))
 
     def compute_table_stats(self, options: HudiReadOptions | None = None) -> tuple[int, int] | None:
-        """(rows, bytes) estimate for snapshot reads; needs the metadata table,
-        which this reader does not read yet, so always None for now."""
+        """Estimated (rows, bytes) of a snapshot read, from the metadata table.
+
+        The on-disk size of every live Parquet base file the metadata table
+        lists is scaled by the compression ratio and row size of one sampled
+        footer (the smallest path among the newest commit that wrote base
+        files). None for incremental reads, without a metadata table, or when
+        the base files are not Parquet.
+        """
         read = ResolvedRead(self, options)
         if read.query_type is HudiQueryType.Incremental:
             return None
+        mdt = self._metadata_table()
+        if mdt is None or self._context.config.base_file_format != "PARQUET":
+            return None
+        listings = mdt.files(mdt.partition_paths())
+        total = sum(f.size for files in listings.values() for f in files if f.name.endswith(".parquet"))
+        if total == 0:
+            return None
+        sample = self._sample_base_file()
+        if sample is None:
+            return None
+        try:
+            md = ParquetReader(self._storage, self._context.footers).metadata(sample)
+        except HudiCoreError as exc:
+            log.warning("Cannot sample %s for table stats: %s", sample, exc)
+            return None
+        groups = [md.row_group(i) for i in range(md.num_row_groups)]
+        on_disk = sum(g.column(j).total_compressed_size for g in groups for j in range(g.num_columns))
+        uncompressed = sum(g.total_byte_size for g in groups)
+        ratio = uncompressed / on_disk if on_disk > 0 else 1.0
+        row_size = on_disk / md.num_rows if md.num_rows > 0 else 0.0
+        rows = int(total / row_size) if row_size > 0 else 0
+        return max(rows, 0), max(int(total * ratio), 0)
+
+    def _sample_base_file(self) -> str | None:
+        for instant in reversed(self.get_timeline().data_instants):
+            paths = [
+                st.get("path") or ""
+                for st in self.get_timeline().write_stats(instant)
+                if parse_base_file_name((st.get("path") or "").rsplit("/", 1)[-1])
+            ]
+            if paths:
+                return min(paths)
         return None
 
     def __repr__(self) -> str:
