@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.log_file.avro_decode import decoder_for
 from hudi_ray.core.log_file.block import BlockType, LogBlock
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 
@@ -98,31 +99,22 @@ def decode_avro_block(block: LogBlock) -> pa.Table:
     """Records of an Avro data block, in the block's writer schema."""
     if block.schema is None:
         raise HudiSchemaError(f"{block.where()} has no SCHEMA header")
-    parsed, arrow_schema = _writer_schema(block.schema)
+    _writer_schema(block.schema)  # reports unresolvable schemas with the block's location
+    decoder = decoder_for(block.schema)
     content = bytes(block.content)
     try:
         version = _I32.unpack_from(content, 0)[0]
         count = _I32.unpack_from(content, 4)[0]
-        if version not in (1, 2, 3) or count < 0:
-            raise HudiCorruptFileError(f"Unsupported Avro block content version {version} in {block.where()}")
-        buf = io.BytesIO(content)
-        buf.seek(8)
-        records = []
-        read = fastavro.schemaless_reader
-        for _ in range(count):
-            length = _I32.unpack(buf.read(4))[0]
-            start = buf.tell()
-            records.append(read(buf, parsed, None))
-            if buf.tell() != start + length:
-                buf.seek(start + length)
-    except HudiCorruptFileError:
-        raise
-    except Exception as exc:  # struct, EOF and fastavro decode errors
+    except struct.error as exc:
         raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
+    if version not in (1, 2, 3) or count < 0:
+        raise HudiCorruptFileError(f"Unsupported Avro block content version {version} in {block.where()}")
     try:
-        return pa.Table.from_pylist(records, schema=arrow_schema)
+        return decoder.decode(content, count)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise HudiSchemaError(f"Records of {block.where()} do not fit its schema: {exc}") from exc
+    except Exception as exc:  # struct, EOF and fastavro decode errors
+        raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
 
 
 def decode_parquet_block(block: LogBlock) -> pa.Table:

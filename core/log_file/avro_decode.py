@@ -1,0 +1,150 @@
+"""Fast decoding of an Avro data block's records into Arrow.
+
+fastavro spends most of its time building Python datetimes and Decimals for
+logical types. Records are decoded with logical types stripped (plain longs,
+ints and bytes) through fastavro's container reader, and the logical types
+are then applied column-wise in Arrow: timestamps and dates by a zero-copy
+cast, fixed-size decimals by reinterpreting their big-endian bytes. Schemas
+with logical types nested inside records, arrays or maps take the plain path.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import fastavro
+import pyarrow as pa
+
+from hudi_ray.core.schema.avro import avro_to_arrow_schema
+
+try:  # numpy ships with pyarrow installs in practice; without it decimals take a slower path
+    import numpy as np
+except ImportError:  # pragma: no cover
+    np = None
+
+_SYNC = os.urandom(16)
+_I32 = struct.Struct(">i")
+
+
+def _strip(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _strip(v) for k, v in schema.items() if k != "logicalType"}
+    if isinstance(schema, list):
+        return [_strip(s) for s in schema]
+    return schema
+
+
+def _has_logical(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return "logicalType" in schema or any(_has_logical(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_has_logical(s) for s in schema)
+    return False
+
+
+def _zigzag(n: int) -> bytes:
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+@dataclass(frozen=True)
+class BlockDecoder:
+    """Decoding plan for one writer schema."""
+
+    raw_schema: Any  # parsed, logical types stripped
+    header: bytes  # an Avro container header for raw_schema
+    raw_arrow: pa.Schema  # what the stripped records look like in Arrow
+    arrow: pa.Schema  # the logical Arrow schema
+    fast: bool  # logical types only on top-level fields
+
+    def decode(self, content: bytes, count: int) -> pa.Table:
+        datums = bytearray()
+        view = memoryview(content)
+        pos = 8
+        for _ in range(count):
+            (length,) = _I32.unpack_from(content, pos)
+            pos += 4
+            datums += view[pos : pos + length]
+            pos += length
+        container = self.header + _zigzag(count) + _zigzag(len(datums)) + bytes(datums) + _SYNC
+        records = fastavro.reader(io.BytesIO(container))
+        return self._to_arrow(records)
+
+    def _to_arrow(self, records: Iterator[dict[str, Any]]) -> pa.Table:
+        raw = pa.Table.from_pylist(list(records), schema=self.raw_arrow)
+        if not self.fast:
+            return raw.cast(self.arrow)
+        columns = [_logical(raw.column(i).combine_chunks(), field.type) for i, field in enumerate(self.arrow)]
+        return pa.Table.from_arrays(columns, schema=self.arrow)
+
+
+def _logical(raw: pa.Array, target: pa.DataType) -> pa.Array:
+    if raw.type.equals(target):
+        return raw
+    if pa.types.is_decimal(target):
+        return _decimal(raw, target)
+    return raw.cast(target)
+
+
+def _decimal(raw: pa.Array, target: pa.DataType) -> pa.Array:
+    """Big-endian two's-complement unscaled bytes to decimal128/256."""
+    width = 16 if pa.types.is_decimal128(target) else 32
+    if np is not None and pa.types.is_fixed_size_binary(raw.type) and raw.type.byte_width <= width:
+        n = raw.type.byte_width
+        validity, data = raw.buffers()
+        be = np.frombuffer(data, dtype=np.uint8, count=len(raw) * n, offset=raw.offset * n).reshape(len(raw), n)
+        wide = np.where(be[:, :1] >= 128, np.uint8(255), np.uint8(0)).repeat(width, axis=1)
+        wide[:, width - n :] = be
+        little = np.ascontiguousarray(wide[:, ::-1])
+        return pa.Array.from_buffers(target, len(raw), [validity, pa.py_buffer(little.tobytes())], offset=0)
+    from decimal import Decimal
+
+    scale = target.scale
+    values = [
+        None if v is None else Decimal(int.from_bytes(v, "big", signed=True)).scaleb(-scale) for v in raw.to_pylist()
+    ]
+    return pa.array(values, target)
+
+
+@lru_cache(maxsize=256)
+def decoder_for(schema_json: str) -> BlockDecoder:
+    record = json.loads(schema_json)
+    stripped = _strip(record)
+    parsed = fastavro.parse_schema(stripped)
+    head = io.BytesIO()
+    writer = fastavro.write.Writer(head, parsed, sync_marker=_SYNC)
+    writer.flush()
+    nested_logical = any(
+        _has_logical(f["type"]) and not _top_level_logical(f["type"]) for f in record.get("fields", [])
+    )
+    return BlockDecoder(
+        raw_schema=parsed,
+        header=head.getvalue(),
+        raw_arrow=avro_to_arrow_schema(stripped, "log block schema"),
+        arrow=avro_to_arrow_schema(record, "log block schema"),
+        fast=not nested_logical,
+    )
+
+
+def _top_level_logical(t: Any) -> bool:
+    """A field whose only logical type is on the field itself (maybe in a nullable union)."""
+    branches = t if isinstance(t, list) else [t]
+    for b in branches:
+        if isinstance(b, dict) and b.get("type") in ("record", "array", "map") and _has_logical(b):
+            return False
+    return True
