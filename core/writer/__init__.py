@@ -12,14 +12,31 @@ from hudi_ray.core.writer.cow import (
     upsert_cow_table,
     write_cow_table,
 )
+from hudi_ray.core.writer.log_writer import AvroRecordEncoder
 from hudi_ray.core.writer.metadata import COMMIT_METADATA_SCHEMA, WriteStat
+from hudi_ray.core.writer.mor import (
+    COMMIT_TIME_ORDERING,
+    DEFAULT_RECORDS_PER_BLOCK,
+    EVENT_TIME_ORDERING,
+    LogWriteStat,
+    MorTableSpec,
+    MorTableWriter,
+    write_mor_table,
+)
 
 __all__ = [
     "COMMIT_METADATA_SCHEMA",
+    "COMMIT_TIME_ORDERING",
+    "DEFAULT_RECORDS_PER_BLOCK",
     "DEFAULT_ROWS_PER_FILE",
+    "EVENT_TIME_ORDERING",
+    "AvroRecordEncoder",
     "CommitResult",
     "CowTableSpec",
     "CowTableWriter",
+    "LogWriteStat",
+    "MorTableSpec",
+    "MorTableWriter",
     "WriteStat",
     "arrow_to_avro_schema",
     "avro_compatible_schema",
@@ -29,4 +46,5 @@ __all__ = [
     "parse_instant_time",
     "upsert_cow_table",
     "write_cow_table",
+    "write_mor_table",
 ]
