@@ -22,6 +22,7 @@ from typing import Any
 import fastavro
 import pyarrow as pa
 
+from hudi_ray.core.log_file.avro_columnar import UnsupportedSchema, decode_columnar, plan_fields
 from hudi_ray.core.schema.avro import avro_to_arrow_schema
 
 try:  # numpy ships with pyarrow installs in practice; without it decimals take a slower path
@@ -71,8 +72,14 @@ class BlockDecoder:
     raw_arrow: pa.Schema  # what the stripped records look like in Arrow
     arrow: pa.Schema  # the logical Arrow schema
     fast: bool  # logical types only on top-level fields
+    columnar: list[tuple[str, int | None, Any]] | None  # field plan when the schema is flat
 
     def decode(self, content: bytes, count: int) -> pa.Table:
+        if self.columnar is not None:
+            raw = decode_columnar(content, count, self.columnar, self.raw_arrow)
+            return pa.Table.from_arrays(
+                [_logical(raw.column(i).combine_chunks(), f.type) for i, f in enumerate(self.arrow)], schema=self.arrow
+            )
         datums = bytearray()
         view = memoryview(content)
         pos = 8
@@ -132,12 +139,17 @@ def decoder_for(schema_json: str) -> BlockDecoder:
     nested_logical = any(
         _has_logical(f["type"]) and not _top_level_logical(f["type"]) for f in record.get("fields", [])
     )
+    try:
+        columnar = plan_fields(stripped) if np is not None else None
+    except UnsupportedSchema:
+        columnar = None
     return BlockDecoder(
         raw_schema=parsed,
         header=head.getvalue(),
         raw_arrow=avro_to_arrow_schema(stripped, "log block schema"),
         arrow=avro_to_arrow_schema(record, "log block schema"),
         fast=not nested_logical,
+        columnar=columnar,
     )
 
 
