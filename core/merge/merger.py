@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -55,7 +56,7 @@ class LogRecords:
     def _piece(self, data: pa.Table, keys: pa.Array, deleted: pa.Array, ct_deleted: pa.Array) -> None:
         n = data.num_rows
         data = data.append_column(_KEY, keys)
-        data = data.append_column(_SEQ, pa.array(range(self._rows, self._rows + n), pa.int64()))
+        data = data.append_column(_SEQ, pa.array(np.arange(self._rows, self._rows + n, dtype=np.int64)))
         data = data.append_column(_DEL, deleted)
         data = data.append_column(_CTDEL, ct_deleted)
         self._pieces.append(data)
@@ -66,7 +67,7 @@ class LogRecords:
         if raw.num_rows == 0:
             return
         keys = record_keys(raw, self.cfg).cast(pa.string())
-        deleted = pa.array([False] * raw.num_rows)
+        deleted = pa.array(np.zeros(raw.num_rows, dtype=bool))
         if IS_DELETED in raw.column_names:
             deleted = pc.or_(deleted, pc.fill_null(raw.column(IS_DELETED), False))
         if OPERATION in raw.column_names:
@@ -76,7 +77,7 @@ class LogRecords:
             deleted = pc.or_(deleted, pc.fill_null(marker, False))
         data = conform_table(raw, self.schema, where=where)
         deleted = deleted.combine_chunks() if isinstance(deleted, pa.ChunkedArray) else deleted
-        self._piece(data, keys, deleted, pa.array([False] * raw.num_rows))
+        self._piece(data, keys, deleted, pa.array(np.zeros(raw.num_rows, dtype=bool)))
 
     def add_deletes(self, keys: Sequence[str], ordering: Sequence[object], ct: Sequence[bool]) -> None:
         n = len(keys)
@@ -217,22 +218,19 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
 
     base_keys = _array(record_keys(base, cfg).cast(pa.string()))
     win_keys = _array(winners.column(_KEY))
+    # One hash lookup pairs base rows with the log winners of the same key.
     b_idx = pc.index_in(base_keys, win_keys)
     matched_b = pc.is_valid(b_idx)
     base_keep = pc.invert(matched_b)
+    emit = np.asarray(pc.invert(winners.column(_DEL)).to_numpy(zero_copy_only=False), dtype=bool).copy()
     if pc.any(matched_b).as_py():
         pos = pc.indices_nonzero(matched_b)
-        wins = _newer_wins(winners, pc.take(b_idx, pos), base, pos, cfg)
-        # Base rows the log matched but did not beat stay.
-        base_keep = pc.replace_with_mask(base_keep, matched_b, _array(pc.invert(wins)))
-    w_idx = pc.index_in(win_keys, base_keys)
-    matched_w = pc.is_valid(w_idx)
-    emit = _array(pc.invert(winners.column(_DEL)))
-    if pc.any(matched_w).as_py():
-        pos = pc.indices_nonzero(matched_w)
-        wins = _newer_wins(winners, pos, base, pc.take(w_idx, pos), cfg)
-        beats = pc.replace_with_mask(pa.array([True] * winners.num_rows), matched_w, _array(wins))
-        emit = pc.and_(emit, beats)
+        w_of_b = pc.take(b_idx, pos)
+        wins = _array(_newer_wins(winners, w_of_b, base, pos, cfg))
+        # Base rows the log matched but did not beat stay; their log winners are not emitted.
+        base_keep = pc.replace_with_mask(base_keep, matched_b, pc.invert(wins))
+        beaten = w_of_b.to_numpy(zero_copy_only=False)[~np.asarray(wins.to_numpy(zero_copy_only=False), dtype=bool)]
+        emit[beaten] = False
     kept = base.filter(base_keep)
-    added = conform_table(winners.filter(emit).select(schema.names), schema)
+    added = conform_table(winners.filter(pa.array(emit)).select(schema.names), schema)
     return pa.concat_tables([conform_table(kept, schema), added])
