@@ -3,17 +3,19 @@ log blocks from instants that are not on the timeline."""
 
 from __future__ import annotations
 
+import io
 import logging
 import shutil
 import struct
 from pathlib import Path
 
+import fastavro
 import pytest
 
 from hudi_ray import HudiCorruptFileError, HudiReadOptions, HudiSchemaError, HudiTableBuilder
 from hudi_ray.core.log_file import BlockType, HeaderKey, read_log_blocks
 from hudi_ray.core.log_file.block import MAGIC
-from hudi_ray.core.log_file.content import decode_avro_block, decode_delete_block
+from hudi_ray.core.log_file.content import DELETE_RECORD_LIST_SCHEMA, decode_avro_block, decode_delete_block
 
 from oracle import row_set, to_table
 
@@ -160,3 +162,37 @@ def test_avro_block_with_garbage_records(copy_of) -> None:
     table = HudiTableBuilder.from_base_uri(str(path)).build()
     with pytest.raises(HudiCorruptFileError, match=log.name):
         table.read()
+
+
+def _delete_block(instant: str, key: str, partition: str) -> bytes:
+    buf = io.BytesIO()
+    record = {"deleteRecordList": [{"recordKey": key, "partitionPath": partition, "orderingVal": None}]}
+    fastavro.schemaless_writer(buf, DELETE_RECORD_LIST_SCHEMA, record)
+    payload = buf.getvalue()
+    content = struct.pack(">ii", 3, len(payload)) + payload
+    return _block(BlockType.DELETE, {HeaderKey.INSTANT_TIME: instant}, content)
+
+
+def test_rollback_command_block_discards_the_rolled_back_blocks(copy_of, table_path) -> None:
+    """A rollback command block (as 0.x writers append) removes the earlier
+    blocks of its target instant."""
+    path = copy_of(V6)
+    log = _logs(path)[0]
+    original = log.read_bytes()
+    key = decode_avro_block(read_log_blocks(original, str(log))[0]).column("_hoodie_record_key")[0].as_py()
+    target = "20250331030645999"
+    timeline = path / ".hoodie"
+    # T is a completed delta commit, so only the rollback can hide its delete.
+    (timeline / f"{target}.deltacommit").write_bytes((timeline / "20250331030645735.deltacommit").read_bytes())
+    delete = _delete_block(target, key, "city=san_francisco")
+    log.write_bytes(original + delete)
+    deleted = HudiTableBuilder.from_base_uri(str(path)).build()
+    keys = to_table(deleted.read()).column("_hoodie_record_key").to_pylist()
+    assert key not in keys
+    rollback = {
+        HeaderKey.INSTANT_TIME: "20250331030646000",
+        HeaderKey.TARGET_INSTANT_TIME: target,
+        HeaderKey.COMMAND_BLOCK_TYPE: "0",
+    }
+    log.write_bytes(original + delete + _block(BlockType.COMMAND, rollback, b""))
+    assert _snapshot(path) == _snapshot(table_path(V6))
