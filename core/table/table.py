@@ -21,6 +21,7 @@ from hudi_ray.core.expr.arrow import prune_partitions
 from hudi_ray.core.expr.stats import may_match
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, parse_base_file_name
 from hudi_ray.core.metadata import COLUMN_STATS, RECORD_INDEX, MetadataTable
+from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.table.context import TableContext
@@ -175,13 +176,12 @@ class HudiTable:
         self._view = FileSystemView(self._storage, self._context.config, self._context.timeline, self._partitioner)
         self._mdt: MetadataTable | object | None = _UNSET
 
-    def _partitioner(self):
+    def _partitioner(self) -> Partitioner:
         try:
             return self._context.partitioner
         except HudiSchemaError:
+            # An empty table may have no schema at all; nothing to partition then.
             if self._context.timeline.is_empty:
-                from hudi_ray.core.partition import Partitioner
-
                 return Partitioner(self._context.config, pa.schema([]))
             raise
 
