@@ -292,14 +292,29 @@ class HFileReader:
             self._blocks = level
         return self._blocks
 
-    def _locate(self, row: bytes) -> list[BlockRef]:
-        """Data blocks to scan for ``row`` and what follows, descending one index path."""
-        level = self._root
-        for _ in range(max(0, self.trailer.index_levels - 1)):
-            i = bisect.bisect_right([r.first_row for r in level], row) - 1
-            level = self._children(level[max(i, 0)])
-        i = bisect.bisect_right([r.first_row for r in level], row) - 1
-        return level[max(i, 0) :] if level else []
+    def _locate(self, row: bytes) -> Iterator[BlockRef]:
+        """Data blocks from the one that may hold ``row`` onwards, in key order.
+
+        Descends one index path to the first block, then walks on lazily: a
+        lookup reads one block per level, a prefix scan continues into the
+        following leaves only as far as it is consumed.
+        """
+        depth = max(0, self.trailer.index_levels - 1)
+
+        def walk(level: list[BlockRef], start: int, remaining: int) -> Iterator[BlockRef]:
+            for ref in level[start:]:
+                if remaining == 0:
+                    yield ref
+                else:
+                    children = self._children(ref)
+                    first = max(bisect.bisect_right([r.first_row for r in children], row) - 1, 0)
+                    # For later siblings every child key exceeds ``row``, so this is 0.
+                    yield from walk(children, first, remaining - 1)
+
+        if not self._root:
+            return iter(())
+        first = max(bisect.bisect_right([r.first_row for r in self._root], row) - 1, 0)
+        return walk(self._root, first, depth)
 
     # -- records -------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from hudi_ray.core.writer.cow import (
 )
 from hudi_ray.core.writer.log_writer import AvroRecordEncoder
 from hudi_ray.core.writer.metadata import COMMIT_METADATA_SCHEMA, WriteStat
+from hudi_ray.core.writer.metadata_table import MetadataTableOptions, MetadataTableWriter
 from hudi_ray.core.writer.mor import (
     COMMIT_TIME_ORDERING,
     DEFAULT_RECORDS_PER_BLOCK,
@@ -35,6 +36,8 @@ __all__ = [
     "CowTableSpec",
     "CowTableWriter",
     "LogWriteStat",
+    "MetadataTableOptions",
+    "MetadataTableWriter",
     "MorTableSpec",
     "MorTableWriter",
     "WriteStat",

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastavro
 import pyarrow as pa
@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_ray.core.config import parse_properties
+from hudi_ray.core.schema import avro_to_arrow_schema
 from hudi_ray.core.schema.avro import META_FIELDS
 from hudi_ray.core.writer.avro_schema import arrow_to_avro_schema, avro_compatible_schema
 from hudi_ray.core.writer.metadata import (
@@ -44,6 +45,9 @@ from hudi_ray.core.writer.metadata import (
     partition_metadata,
     table_checksum,
 )
+
+if TYPE_CHECKING:
+    from hudi_ray.core.writer.metadata_table import MetadataTableOptions, MetadataTableWriter
 
 DEFAULT_ROWS_PER_FILE = 1_000_000
 HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
@@ -288,7 +292,10 @@ class CowTableWriter:
         rows_per_file: int = DEFAULT_ROWS_PER_FILE,
         compression: str = "snappy",
         max_workers: int | None = None,
+        metadata_table: bool | MetadataTableOptions = False,
     ) -> None:
+        """``metadata_table`` (table version 8+): True or options to create a metadata table with
+        :meth:`create`; an existing one is kept up to date whatever it says."""
         if rows_per_file < 1:
             raise ValueError("rows_per_file must be positive")
         self.base = _local_path(base_path)
@@ -301,6 +308,8 @@ class CowTableWriter:
         self._file_groups: dict[tuple[str, str], _BaseFile] = {}
         self._avro_schema: dict[str, Any] | None = None
         self._load_timeline()
+        self._mdt_options = metadata_table
+        self._mdt = self._open_metadata_table()
 
     # -- creating and opening --------------------------------------------------------------
 
@@ -319,6 +328,8 @@ class CowTableWriter:
         for name in (spec.record_key, spec.partition_field, spec.precombine_field):
             if name is not None and name not in schema.names:
                 raise ValueError(f"Column {name!r} is not in the table schema {schema.names}")
+        if options.get("metadata_table") and spec.table_version < 8:
+            raise ValueError("A metadata table needs table version 8 or 9")
         avro = arrow_to_avro_schema(schema, spec.table_name)
         dirs = [".hoodie/.temp", ".hoodie/.aux", ".hoodie/archived"]
         dirs += [".hoodie/timeline/history"] if spec.table_version >= 8 else []
@@ -331,7 +342,31 @@ class CowTableWriter:
         _write_atomic(base / ".hoodie" / "hoodie.properties", text.encode("utf-8"))
         writer = cls(base, spec, **options)
         writer._avro_schema = avro
+        if writer._mdt_options:
+            from hudi_ray.core.writer.metadata_table import MetadataTableOptions, MetadataTableWriter
+
+            opts = writer._mdt_options if isinstance(writer._mdt_options, MetadataTableOptions) else None
+            writer._mdt = MetadataTableWriter.create(base, props, avro_compatible_schema(schema), opts)
         return writer
+
+    def _open_metadata_table(self) -> MetadataTableWriter | None:
+        # Imported here: the metadata table writer builds on this module.
+        from hudi_ray.core.writer.metadata_table import MetadataTableOptions, MetadataTableWriter
+
+        props_path = self.base / ".hoodie" / "hoodie.properties"
+        if self.spec.table_version < 8 or not props_path.is_file():
+            return None
+        opts = self._mdt_options if isinstance(self._mdt_options, MetadataTableOptions) else None
+        props = parse_properties(props_path.read_text("utf-8"))
+        create_schema = props.get("hoodie.table.create.schema")
+        avro = self._avro_schema or (json.loads(create_schema) if create_schema else None)
+        schema = avro_to_arrow_schema(avro, "table schema") if avro else None
+        return MetadataTableWriter.load(self.base, props, opts, schema)
+
+    def _observe_file(self, relative_path: str, rows: pa.Table | None, path: Path | None = None) -> None:
+        """Hand a written file's rows to the metadata table writer, for its column stats."""
+        if self._mdt is not None:
+            self._mdt.observe_file(relative_path, rows, path)
 
     @classmethod
     def open(cls, base_path: str | os.PathLike[str], **options: Any) -> CowTableWriter:
@@ -457,6 +492,10 @@ class CowTableWriter:
         schema_json = json.dumps(self._avro_schema, separators=(",", ":"))
         body = encode(stats, {"schema": schema_json}, operation)
         completion: str | None = None
+        if self._mdt is not None:  # the metadata table commits first, as Hudi's writers do
+            self._mdt.commit(
+                instant, commit_time is not None, stats, [(p.partition_path, p.file_id, p.keys) for p in plans]
+            )
         if self.spec.table_version >= 8:
             explicit = parse_instant_time(instant) if commit_time is not None else None
             completion = next_instant_time(instant, explicit)
@@ -596,6 +635,7 @@ class CowTableWriter:
         with pq.ParquetWriter(path, file_schema, compression=self.compression, store_schema=False) as writer:
             writer.write_table(out)
             writer.add_key_value_metadata(metadata)
+        self._observe_file(rel, out, path)
         previous = plan.previous
         return WriteStat(
             file_id=plan.file_id,
@@ -644,10 +684,18 @@ def write_cow_table(
     commit_time: str | None = None,
     hive_style: bool = True,
     compression: str = "snappy",
+    metadata_table: bool | MetadataTableOptions = False,
 ) -> CommitResult:
     """Create a COPY_ON_WRITE table at ``base_path`` holding ``table`` as its first commit."""
     spec = CowTableSpec(table_name, record_key, partition_field, precombine_field, table_version, hive_style)
-    writer = CowTableWriter.create(base_path, spec, table.schema, rows_per_file=rows_per_file, compression=compression)
+    writer = CowTableWriter.create(
+        base_path,
+        spec,
+        table.schema,
+        rows_per_file=rows_per_file,
+        compression=compression,
+        metadata_table=metadata_table,
+    )
     return writer.upsert(table, commit_time=commit_time)
 
 

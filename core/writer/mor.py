@@ -37,7 +37,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -75,6 +75,9 @@ from hudi_ray.core.writer.log_writer import (
     parquet_block_content,
 )
 from hudi_ray.core.writer.metadata import WriteStat, commit_metadata_avro, commit_metadata_json
+
+if TYPE_CHECKING:
+    from hudi_ray.core.writer.metadata_table import MetadataTableOptions
 
 EVENT_TIME_ORDERING = "EVENT_TIME_ORDERING"
 COMMIT_TIME_ORDERING = "COMMIT_TIME_ORDERING"
@@ -238,6 +241,7 @@ class MorTableWriter(CowTableWriter):
         records_per_block: int = DEFAULT_RECORDS_PER_BLOCK,
         block_format: str = "avro",
         append_log_files: bool = False,
+        metadata_table: bool | MetadataTableOptions = False,
     ) -> None:
         if records_per_block < 1:
             raise ValueError("records_per_block must be positive")
@@ -249,7 +253,14 @@ class MorTableWriter(CowTableWriter):
         self.append_log_files = append_log_files
         self.commits: list[CommitResult] = []  # the commits this writer made, oldest first
         self._logs: dict[tuple[str, str], _LogState] = {}
-        super().__init__(base_path, spec, rows_per_file=rows_per_file, compression=compression, max_workers=max_workers)
+        super().__init__(
+            base_path,
+            spec,
+            rows_per_file=rows_per_file,
+            compression=compression,
+            max_workers=max_workers,
+            metadata_table=metadata_table,
+        )
 
     # -- creating and opening --------------------------------------------------------------
 
@@ -529,6 +540,11 @@ class MorTableWriter(CowTableWriter):
         assert self._avro_schema is not None
         body = encode(stats, {"schema": json.dumps(self._avro_schema, separators=(",", ":"))}, operation)
         completion: str | None = None
+        if self._mdt is not None:  # the metadata table commits first, as Hudi's writers do
+            written = [(p.partition_path, p.file_id, p.keys) for p in inserts]
+            written += [(p.base.partition_path, p.base.file_id, p.keys) for p in logs if p.data is not None]
+            deleted = [(p.base.partition_path, p.keys) for p in logs if p.data is None]
+            self._mdt.commit(instant, commit_time is not None, stats, written, deleted)
         if self.spec.table_version >= 8:
             explicit = parse_instant_time(instant) if commit_time is not None else None
             completion = next_instant_time(instant, explicit)
@@ -621,6 +637,7 @@ class MorTableWriter(CowTableWriter):
         with open(path, "ab" if append else "xb") as f:
             for piece in pieces:
                 f.write(piece)
+        self._observe_file(rel, rows if plan.data is not None else None)
         size = path.stat().st_size
         parsed = parse_log_file_name(name)
         assert parsed is not None
@@ -684,6 +701,7 @@ def write_mor_table(
     commit_time: str | None = None,
     hive_style: bool = True,
     compression: str = "snappy",
+    metadata_table: bool | MetadataTableOptions = False,
 ) -> CommitResult:
     """Create a MERGE_ON_READ table at ``base_path`` holding ``table`` (base files) as its first delta commit."""
     writer = MorTableWriter.create(
@@ -699,5 +717,6 @@ def write_mor_table(
         commit_time=commit_time,
         rows_per_file=rows_per_file,
         compression=compression,
+        metadata_table=metadata_table,
     )
     return writer.commits[-1]
