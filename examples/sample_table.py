@@ -41,6 +41,7 @@ def write_sample_table(path: Path, rows: int = 30) -> Path:
         precombine_field="ts",
         table_version=9,
         rows_per_file=10,
+        metadata_table=True,
     )
     upsert_cow_table(str(path), trips(5, fare_bump="100"))
     return path
