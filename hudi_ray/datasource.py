@@ -1,0 +1,540 @@
+"""``read_hudi``: a Hudi table as a Ray Dataset, through a Ray Data ``Datasource``.
+
+Planning happens in the table's planner actor (``hudi_ray.planner``), pinned
+at ``read_hudi`` time to one snapshot of the timeline; reading happens in Ray
+Data read tasks, each reading a chunk of file slices (``hudi_ray.reader``).
+
+Pushdown: ``select_columns`` narrows the columns the file group reader
+decodes, and ``filter(expr=...)`` predicates are pushed into the read. The
+conjuncts of a pushed predicate that are exactly ``column op literal`` (or
+``is_in``, or an OR of equalities on one column) become Hudi filters, which
+prune partitions and files by footer stats and mask rows; the whole
+predicate is then applied to the rows read, so results never depend on what
+could be translated.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import datetime as dt
+import decimal
+import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from ray.data import Dataset, read_datasource
+from ray.data._internal.arrow_block import _BATCH_SIZE_PRESERVING_STUB_COL_NAME as _STUB_COLUMN
+from ray.data.block import BlockMetadata
+from ray.data.datasource import Datasource, ReadTask
+from ray.data.expressions import BinaryExpr, ColumnExpr, Expr, LiteralExpr, Operation
+from ray.exceptions import RayActorError
+
+from hudi_ray.core.config.keys import HudiReadConfig as R
+from hudi_ray.core.config.keys import is_read_config
+from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiFilterError
+from hudi_ray.core.expr import ExprOperator, Filter, from_str_tuples
+from hudi_ray.core.expr.arrow import cast_value
+from hudi_ray.core.storage.storage import normalize_base_uri
+from hudi_ray.core.table import HudiQueryType, HudiReadOptions
+from hudi_ray.planner import (
+    PlannedRead,
+    PlannerSnapshot,
+    call,
+    forget_planner,
+    get_or_create_planner,
+    get_planner,
+)
+from hudi_ray.reader import DEFAULT_BATCH_SIZE, DEFAULT_PREFETCH_DEPTH, ChunkRead, read_chunk
+
+if TYPE_CHECKING:
+    from ray.actor import ActorHandle
+    from ray.data.context import DataContext
+
+log = logging.getLogger(__name__)
+
+# Keys ray.data.read_hudi documents for incremental reads (hudi-rs 0.2 names).
+LEGACY_READ_KEYS = {
+    "hoodie.read.file_group.start_timestamp": R.START_TIMESTAMP.value,
+    "hoodie.read.file_group.end_timestamp": R.END_TIMESTAMP.value,
+}
+
+
+class HudiDatasource(Datasource):
+    """A Hudi table read, planned by the table's planner actor at one pinned snapshot."""
+
+    def __init__(
+        self,
+        table_uri: str,
+        *,
+        planner: ActorHandle,
+        snapshot: PlannerSnapshot,
+        read_options: HudiReadOptions,
+        columns: Sequence[str] | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        prefetch: bool = False,
+        prefetch_depth: int = DEFAULT_PREFETCH_DEPTH,
+    ) -> None:
+        super().__init__()
+        self._uri = table_uri
+        self._planner = planner
+        self._snapshot = snapshot
+        self._read_options = read_options
+        self._projection_map: dict[str, str] | None = {c: c for c in columns} if columns is not None else None
+        self._batch_size = batch_size
+        self._prefetch = prefetch
+        self._prefetch_depth = prefetch_depth
+        # Shared by the copies pushdown makes: one plan per (filters, projection).
+        self._plans: dict[tuple[Any, ...], PlannedRead] = {}
+
+    # -- pushdown --------------------------------------------------------------------
+
+    def supports_projection_pushdown(self) -> bool:
+        return True
+
+    def supports_predicate_pushdown(self) -> bool:
+        return True
+
+    def apply_projection(self, projection_map: dict[str, str] | None) -> HudiDatasource:
+        clone = copy.copy(self)
+        if projection_map is None:
+            return clone
+        prev = self._projection_map
+        # The newest selection decides the order of the columns.
+        clone._projection_map = {c: c for c in projection_map if prev is None or c in prev}
+        return clone
+
+    # -- planning --------------------------------------------------------------------
+
+    @property
+    def snapshot(self) -> PlannerSnapshot:
+        return self._snapshot
+
+    def _output_columns(self) -> list[str] | None:
+        return list(self._projection_map) if self._projection_map is not None else None
+
+    def _schema(self) -> pa.Schema:
+        schema = self._snapshot.read_schema
+        if schema is None:
+            return pa.schema([])
+        return schema
+
+    def _hudi_request(self) -> tuple[HudiReadOptions, pc.Expression | None]:
+        """The read options sent to the planner and the full predicate for the rows."""
+        schema = self._schema()
+        predicate = self._predicate_expr
+        filters = self._read_options.parsed_filters
+        pa_predicate: pc.Expression | None = None
+        predicate_columns: list[str] = []
+        if predicate is not None:
+            predicate_columns = list(dict.fromkeys(referenced_columns(predicate)))
+            unknown = [c for c in predicate_columns if schema.get_field_index(c) < 0]
+            if unknown:
+                raise HudiFilterError(f"Filter expression columns {unknown} not found in the schema of {self._uri}")
+            filters = filters + [f for f in predicate_to_filters(predicate, schema) if f not in filters]
+            pa_predicate = predicate.to_pyarrow()
+        columns = self._output_columns()
+        projection: list[str] | None = None
+        if columns is not None:
+            projection = columns + [c for c in predicate_columns if c not in columns]
+            if not projection and len(schema):
+                # Nothing selected (e.g. a count): decode one column for the row count.
+                projection = [schema.names[0]]
+        opts = HudiReadOptions(filters=filters, projection=projection, hudi_options=self._read_options.hudi_options)
+        return opts, pa_predicate
+
+    def planned(self) -> PlannedRead:
+        """The plan of this read (cached): its slices, stats and pinned snapshot."""
+        opts, _ = self._hudi_request()
+        key = (tuple(opts.filters), tuple(opts.projection) if opts.projection is not None else None)
+        planned = self._plans.get(key)
+        if planned is None:
+            planned = call(self._planner.plan.remote(opts, 1, self._snapshot.snapshot_id))
+            self._plans[key] = planned
+        return planned
+
+    # -- Datasource API --------------------------------------------------------------
+
+    def get_name(self) -> str:
+        return "Hudi"
+
+    def estimate_inmemory_data_size(self) -> int | None:
+        # Reads selecting no columns (counts) still report the decoded size:
+        # Ray takes an estimate of 0 for "no blocks at all".
+        return sum(st.size_bytes for chunk in self.planned().stats for st in chunk)
+
+    def get_read_tasks(
+        self,
+        parallelism: int,
+        per_task_row_limit: int | None = None,
+        data_context: DataContext | None = None,
+    ) -> list[ReadTask]:
+        _, pa_predicate = self._hudi_request()
+        planned = self.planned().rechunk(parallelism)
+        columns = self._output_columns()
+        schema = planned.plan.schema
+        if schema is not None and columns is not None:
+            schema = pa.schema([schema.field(c) for c in columns] or [pa.field(_STUB_COLUMN, pa.null())])
+        tasks: list[ReadTask] = []
+        for chunk, stats in zip(planned.chunks, planned.stats):
+            rows = [st.num_rows for st in stats]
+            exact = pa_predicate is None and all(r is not None for r in rows)
+            meta = BlockMetadata(
+                num_rows=sum(r or 0 for r in rows) if exact else None,
+                size_bytes=sum(st.size_bytes for st in stats),
+                input_files=[f for st in stats for f in st.input_files],
+                exec_stats=None,
+            )
+            work = ChunkRead(
+                plan=planned.plan,
+                slices=chunk,
+                predicate=pa_predicate,
+                columns=columns,
+                batch_size=self._batch_size,
+                prefetch=self._prefetch,
+                prefetch_depth=self._prefetch_depth,
+            )
+            tasks.append(ReadTask(_read_fn(work), meta, schema=schema, per_task_row_limit=per_task_row_limit))
+        return tasks
+
+
+def _read_fn(work: ChunkRead) -> Callable[[], Iterator[pa.Table]]:
+    def read_hudi_chunk() -> Iterator[pa.Table]:
+        for table in read_chunk(work):
+            if table.num_columns == 0:
+                # Arrow drops the rows of column-less tables when concatenating
+                # them; Ray's stub column keeps the count (e.g. for count()).
+                table = table.append_column(_STUB_COLUMN, pa.nulls(table.num_rows))
+            yield table
+
+    return read_hudi_chunk
+
+
+# -- Ray Data expressions to Hudi filters ----------------------------------------------
+
+_COMPARISONS = {
+    Operation.EQ: ExprOperator.Eq,
+    Operation.NE: ExprOperator.Ne,
+    Operation.LT: ExprOperator.Lt,
+    Operation.LE: ExprOperator.Lte,
+    Operation.GT: ExprOperator.Gt,
+    Operation.GE: ExprOperator.Gte,
+}
+# ``lit op col`` is ``col flipped(op) lit``.
+_FLIPPED = {
+    ExprOperator.Eq: ExprOperator.Eq,
+    ExprOperator.Ne: ExprOperator.Ne,
+    ExprOperator.Lt: ExprOperator.Gt,
+    ExprOperator.Lte: ExprOperator.Gte,
+    ExprOperator.Gt: ExprOperator.Lt,
+    ExprOperator.Gte: ExprOperator.Lte,
+}
+
+
+def referenced_columns(expr: Expr) -> list[str]:
+    """Names of the columns an expression reads, in first-use order."""
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, ColumnExpr):
+            out.append(node.name)
+        elif isinstance(node, Expr):
+            for f in dataclasses.fields(node):
+                walk(getattr(node, f.name))
+        elif isinstance(node, (list, tuple)):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            for item in node.values():
+                walk(item)
+
+    walk(expr)
+    return list(dict.fromkeys(out))
+
+
+def _conjuncts(expr: Expr) -> list[Expr]:
+    if isinstance(expr, BinaryExpr) and expr.op is Operation.AND:
+        return _conjuncts(expr.left) + _conjuncts(expr.right)
+    return [expr]
+
+
+def _disjuncts(expr: Expr) -> list[Expr]:
+    if isinstance(expr, BinaryExpr) and expr.op is Operation.OR:
+        return _disjuncts(expr.left) + _disjuncts(expr.right)
+    return [expr]
+
+
+def _same_kind(value: Any, dtype: pa.DataType) -> bool:
+    """Whether Arrow compares ``value`` with the column as a value of the column's
+    own kind (numbers with numbers, text with text, ...), not after converting one side."""
+    t = pa.types
+    if isinstance(value, bool):
+        return t.is_boolean(dtype)
+    if isinstance(value, int):
+        return t.is_integer(dtype) or t.is_floating(dtype) or t.is_decimal(dtype)
+    if isinstance(value, float):
+        return t.is_floating(dtype)
+    if isinstance(value, decimal.Decimal):
+        return t.is_decimal(dtype)
+    if isinstance(value, str):
+        return t.is_string(dtype) or t.is_large_string(dtype)
+    if isinstance(value, bytes):
+        return t.is_binary(dtype) or t.is_large_binary(dtype)
+    if isinstance(value, dt.datetime):
+        return t.is_timestamp(dtype)
+    if isinstance(value, dt.date):
+        return t.is_date(dtype)
+    return False
+
+
+def literal_text(value: Any, dtype: pa.DataType, column: str) -> str | None:
+    """``value`` as a Hudi filter value for a column of type ``dtype``, or None
+    when the filter would not compare exactly as Arrow compares the literal."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        value = value.item()  # numpy scalars compare as their Python values
+    if not _same_kind(value, dtype):
+        return None
+    if isinstance(value, dt.datetime):
+        if not pa.types.is_timestamp(dtype) or (value.tzinfo is None) != (dtype.tz is None):
+            return None
+        # Hudi reads a naive timestamp string as UTC for zoned columns.
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        text = value.isoformat()
+    elif isinstance(value, bytes):
+        try:
+            text = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    elif isinstance(value, (str, int, float, decimal.Decimal, dt.date)):
+        text = str(value)
+    else:
+        return None
+    try:
+        literal = pa.scalar(value)
+        exact = literal.cast(dtype, safe=True)
+        if not exact.cast(literal.type, safe=True).equals(literal):
+            return None  # the column type cannot hold the literal: Arrow compares in a wider type
+        parsed = cast_value(text, dtype, column)
+    except (pa.ArrowException, HudiFilterError, ValueError, TypeError, OverflowError):
+        return None
+    return text if parsed.equals(exact) else None
+
+
+def _column_literal(expr: BinaryExpr) -> tuple[str, Any, bool] | None:
+    """(column, literal value, flipped) for ``col op lit`` or ``lit op col``."""
+    if isinstance(expr.left, ColumnExpr) and isinstance(expr.right, LiteralExpr):
+        return expr.left.name, expr.right.value, False
+    if isinstance(expr.left, LiteralExpr) and isinstance(expr.right, ColumnExpr):
+        return expr.right.name, expr.left.value, True
+    return None
+
+
+def _to_filter(expr: Expr, schema: pa.Schema) -> Filter | None:
+    if not isinstance(expr, BinaryExpr):
+        return None
+    if expr.op is Operation.OR:
+        # col = a OR col = b OR col IN (...) on one column is col IN (a, b, ...).
+        parts = [_to_filter(d, schema) for d in _disjuncts(expr)]
+        if not parts or any(p is None or p.operator not in (ExprOperator.Eq, ExprOperator.In) for p in parts):
+            return None
+        fields = {p.field for p in parts if p is not None}
+        if len(fields) != 1:
+            return None
+        values = tuple(dict.fromkeys(v for p in parts if p is not None for v in p.values))
+        return Filter(fields.pop(), ExprOperator.In, values)
+    if expr.op in (Operation.IN, Operation.NOT_IN):
+        if not isinstance(expr.left, ColumnExpr) or not isinstance(expr.right, LiteralExpr):
+            return None
+        name = expr.left.name
+        idx = schema.get_field_index(name)
+        raw = expr.right.value
+        items = raw if isinstance(raw, list) else [raw]
+        if idx < 0 or not items:
+            return None
+        texts = [literal_text(v, schema.field(idx).type, name) for v in items]
+        if any(t is None for t in texts):
+            return None
+        op = ExprOperator.In if expr.op is Operation.IN else ExprOperator.NotIn
+        return Filter(name, op, tuple(t for t in texts if t is not None))
+    op = _COMPARISONS.get(expr.op)
+    found = _column_literal(expr)
+    if op is None or found is None:
+        return None
+    name, value, flipped = found
+    idx = schema.get_field_index(name)
+    if idx < 0:
+        return None
+    text = literal_text(value, schema.field(idx).type, name)
+    if text is None:
+        return None
+    return Filter(name, _FLIPPED[op] if flipped else op, (text,))
+
+
+def predicate_to_filters(expr: Expr, schema: pa.Schema) -> list[Filter]:
+    """The conjuncts of ``expr`` that are exactly Hudi filters on ``schema``'s columns.
+
+    Each returned filter keeps every row the predicate keeps (it is one of its
+    conjuncts, compared as Arrow compares), so it may prune files and mask rows.
+    """
+    out: list[Filter] = []
+    for conjunct in _conjuncts(expr):
+        f = _to_filter(conjunct, schema)
+        if f is not None and f not in out:
+            out.append(f)
+    return out
+
+
+# -- read_hudi -------------------------------------------------------------------------
+
+
+def _read_options(
+    query_type: str,
+    filters: Sequence[Sequence[str]] | None,
+    hudi_options: Mapping[str, str],
+    as_of_timestamp: str | None,
+    start_timestamp: str | None,
+    end_timestamp: str | None,
+) -> HudiReadOptions:
+    read = {LEGACY_READ_KEYS.get(k, k): str(v) for k, v in hudi_options.items() if is_read_config(k)}
+    opts = HudiReadOptions(filters=from_str_tuples(filters or []), hudi_options=read)
+    opts = opts.with_query_type(query_type)
+    incremental = opts.query_type() is HudiQueryType.Incremental
+    if as_of_timestamp is not None:
+        if incremental:
+            raise HudiConfigError("as_of_timestamp applies to snapshot reads, not incremental ones")
+        opts = opts.with_as_of_timestamp(as_of_timestamp)
+    if (start_timestamp is not None or end_timestamp is not None) and not incremental:
+        raise HudiConfigError("start_timestamp and end_timestamp apply to incremental reads (query_type='incremental')")
+    if start_timestamp is not None:
+        opts = opts.with_start_timestamp(start_timestamp)
+    if end_timestamp is not None:
+        opts = opts.with_end_timestamp(end_timestamp)
+    return opts
+
+
+def read_hudi(
+    table_uri: str,
+    *,
+    query_type: str = "snapshot",
+    filters: list[tuple[str, str, str]] | None = None,
+    hudi_options: dict[str, str] | None = None,
+    storage_options: dict[str, str] | None = None,
+    columns: list[str] | None = None,
+    as_of_timestamp: str | None = None,
+    start_timestamp: str | None = None,
+    end_timestamp: str | None = None,
+    batch_size: int | None = None,
+    num_cpus: float | None = None,
+    num_gpus: float | None = None,
+    memory: float | None = None,
+    concurrency: int | None = None,
+    override_num_blocks: int | None = None,
+    label_selector: dict[str, str] | None = None,
+    fallback_strategy: list[dict[str, Any]] | None = None,
+    max_calls: int | None = None,
+    resources: dict[str, float] | None = None,
+    accelerator_type: str | None = None,
+    runtime_env: dict[str, Any] | None = None,
+    ray_remote_args: dict[str, Any] | None = None,
+    planner: str | ActorHandle | None = None,
+    planner_options: dict[str, Any] | None = None,
+    prefetch: bool | None = None,
+    prefetch_depth: int = DEFAULT_PREFETCH_DEPTH,
+) -> Dataset:
+    """A Hudi table as a :class:`ray.data.Dataset`.
+
+    Takes what ``ray.data.read_hudi`` takes, and reads merge-on-read
+    snapshots merged (not only base files), time travel and incremental
+    queries, with column and predicate pushdown.
+
+    Args:
+        table_uri: Base URI of the table (local path, ``s3://``, ...).
+        query_type: ``snapshot`` or ``incremental``.
+        filters: ``(column, op, value)`` Hudi filters, as ``HudiReadOptions`` takes them.
+        hudi_options: Hudi configs; ``hoodie.read.*`` keys apply to this read,
+            the others to the table (and pick its planner).
+        storage_options: Storage client options (credentials, endpoint, ...).
+        columns: Columns to read (default: all, meta fields included when the table has them).
+        as_of_timestamp: Time travel: the snapshot as of this instant.
+        start_timestamp, end_timestamp: The incremental range ``(start, end]``.
+        batch_size: Rows per batch the file group reader produces.
+        planner: The planner actor to use, or its name in the ``hudi_ray``
+            namespace; by default the table's named planner, created on first use.
+        planner_options: Ray actor options for a planner created here
+            (e.g. ``resources`` to place it on a node).
+        prefetch: Fetch upcoming slices' files while decoding (default: on
+            for object stores, off for local disk).
+        prefetch_depth: How many slices each task fetches ahead.
+        The other arguments are ``ray.data.read_datasource``'s.
+
+    The read is pinned to the table's timeline as of this call: executing the
+    dataset later, or again, reads the same snapshot.
+    """
+    all_hudi = {str(k): str(v) for k, v in (hudi_options or {}).items()}
+    table_hudi = {k: v for k, v in all_hudi.items() if not is_read_config(k) and k not in LEGACY_READ_KEYS}
+    read_opts = _read_options(query_type, filters, all_hudi, as_of_timestamp, start_timestamp, end_timestamp)
+    size = batch_size if batch_size is not None else (read_opts.batch_size() or DEFAULT_BATCH_SIZE)
+    if int(size) <= 0:
+        raise HudiConfigError(f"batch_size must be > 0, got {size} (reading {table_uri})")
+    if isinstance(planner, str):
+        handle = get_planner(planner)
+    elif planner is None:
+        handle = get_or_create_planner(
+            table_uri, hudi_options=table_hudi, storage_options=storage_options, actor_options=planner_options
+        )
+    else:
+        handle = planner
+    try:
+        snapshot = call(handle.snapshot.remote())
+    except RayActorError:
+        if planner is not None:
+            raise
+        # The table's planner was killed since this driver last used it: start another.
+        forget_planner(handle)
+        handle = get_or_create_planner(
+            table_uri, hudi_options=table_hudi, storage_options=storage_options, actor_options=planner_options
+        )
+        snapshot = call(handle.snapshot.remote())
+    if prefetch is None:
+        prefetch = normalize_base_uri(table_uri)[0] != "file"
+    datasource = HudiDatasource(
+        table_uri,
+        planner=handle,
+        snapshot=snapshot,
+        read_options=read_opts,
+        columns=columns,
+        batch_size=int(size),
+        prefetch=prefetch,
+        prefetch_depth=prefetch_depth,
+    )
+    remote: dict[str, Any] = {
+        "num_cpus": num_cpus,
+        "num_gpus": num_gpus,
+        "memory": memory,
+        "concurrency": concurrency,
+        "override_num_blocks": override_num_blocks,
+        "label_selector": label_selector,
+        "fallback_strategy": fallback_strategy,
+        "max_calls": max_calls,
+        "resources": resources,
+        "accelerator_type": accelerator_type,
+        "runtime_env": runtime_env,
+        "ray_remote_args": ray_remote_args,
+    }
+    return read_datasource(datasource, **{k: v for k, v in remote.items() if v is not None})
+
+
+def planned_read(ds: Dataset) -> PlannedRead:
+    """The Hudi plan a dataset executes, after Ray's pushdown optimizations:
+    which slices (files) it reads. For tests and diagnostics."""
+    from ray.data._internal.logical.optimizers import LogicalOptimizer
+
+    optimized = LogicalOptimizer().optimize(ds._logical_plan)
+    for op in optimized.dag.post_order_iter():
+        source = getattr(op, "datasource", None)
+        if isinstance(source, HudiDatasource):
+            return source.planned()
+    raise HudiCoreError("The dataset does not read a Hudi table through hudi_ray.read_hudi")

@@ -1,0 +1,174 @@
+"""Projection and predicate pushdown of ``read_hudi``: fewer files read, same rows
+as the unfiltered read filtered afterwards; and the expression translation."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+from ray.data.expressions import col, lit
+from ray_fixtures import TablePath, api_table, dataset_table, ray_session, write_numbered_table  # noqa: F401
+
+import hudi_ray
+from hudi_ray import ExprOperator, Filter
+from hudi_ray.datasource import planned_read, predicate_to_filters, referenced_columns
+
+from oracle import row_set
+
+PARTITIONED = "sample_table/cow/v9_txns_simple_meta"
+
+pytestmark = pytest.mark.usefixtures("ray_session")
+
+
+@pytest.fixture(scope="module")
+def numbered(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """400 rows, ids in 4 files of 100 consecutive ids each: footer stats separate them."""
+    return str(write_numbered_table(tmp_path_factory.mktemp("ray-pushdown") / "numbered", rows=400, rows_per_file=100))
+
+
+def _pushed(ds: object) -> list[tuple[str, str, str]]:
+    return planned_read(ds).plan.options.filters
+
+
+def test_partition_filter_prunes_slices_and_keeps_rows(table_path: TablePath) -> None:
+    path = str(table_path(PARTITIONED))
+    full = hudi_ray.read_hudi(path)
+    filtered = full.filter(expr=col("region") == "us")
+    assert ("region", "=", "us") in _pushed(filtered)
+    assert 0 < planned_read(filtered).num_slices < planned_read(full).num_slices
+    assert len(planned_read(filtered).input_files()) < len(planned_read(full).input_files())
+    expected = api_table(path).filter(pc.field("region") == "us")
+    assert row_set(dataset_table(filtered)) == row_set(expected)
+
+
+def test_stats_filter_prunes_files_and_keeps_rows(numbered: str) -> None:
+    full = hudi_ray.read_hudi(numbered)
+    assert planned_read(full).num_slices == 4
+    below = full.filter(expr=col("id") < 100)
+    assert _pushed(below) == [("id", "<", "100")]
+    assert planned_read(below).num_slices == 1
+    middle = full.filter(expr=(col("id") >= 150) & (col("id") < 250) & (col("name") != "name-200"))
+    assert planned_read(middle).num_slices == 2
+    everything = api_table(numbered)
+    for ds, mask in [
+        (below, pc.field("id") < 100),
+        (middle, (pc.field("id") >= 150) & (pc.field("id") < 250) & (pc.field("name") != "name-200")),
+    ]:
+        assert row_set(dataset_table(ds)) == row_set(everything.filter(mask))
+
+
+def test_untranslatable_predicates_still_apply(numbered: str) -> None:
+    everything = api_table(numbered)
+    ds = hudi_ray.read_hudi(numbered)
+    # A translatable conjunct prunes; the arithmetic one only masks rows.
+    mixed = ds.filter(expr=(col("id") < 200) & ((col("value") + 5) % 7 == 0))
+    assert _pushed(mixed) == [("id", "<", "200")]
+    assert planned_read(mixed).num_slices == 2
+    expected = everything.filter((pc.field("id") < 200) & (pc.equal(pc.modulo(pc.add(pc.field("value"), 5), 7), 0)))
+    assert row_set(dataset_table(mixed)) == row_set(expected)
+    # OR across columns and null checks are not Hudi filters: nothing pruned, rows still right.
+    either = ds.filter(expr=(col("id") == 3) | (col("region") == "eu") | col("name").is_null())
+    assert _pushed(either) == []
+    expected = everything.filter((pc.field("id") == 3) | (pc.field("region") == "eu") | pc.field("name").is_null())
+    assert row_set(dataset_table(either)) == row_set(expected)
+    assert either.count() == expected.num_rows
+
+
+def test_projection_pushdown_and_filter_on_unselected_column(table_path: TablePath) -> None:
+    path = str(table_path(PARTITIONED))
+    everything = api_table(path)
+    picked = hudi_ray.read_hudi(path).select_columns(["amount", "txn_id"])
+    assert planned_read(picked).plan.options.projection == ["amount", "txn_id"]
+    got = dataset_table(picked)
+    assert got.column_names == ["amount", "txn_id"]
+    assert row_set(got) == row_set(everything.select(["amount", "txn_id"]))
+    narrowed = hudi_ray.read_hudi(path, columns=["txn_id", "region", "amount"]).filter(expr=col("region") == "eu")
+    narrowed = narrowed.select_columns(["txn_id"])
+    got = dataset_table(narrowed)
+    assert got.column_names == ["txn_id"]
+    assert row_set(got) == row_set(everything.filter(pc.field("region") == "eu").select(["txn_id"]))
+
+
+def test_counts_limits_and_filters_argument(numbered: str) -> None:
+    everything = api_table(numbered)
+    ds = hudi_ray.read_hudi(numbered)
+    assert ds.count() == 400
+    assert ds.filter(expr=col("region").is_in(["us"])).count() == 200
+    assert len(ds.limit(7).take_all()) == 7
+    by_filters = hudi_ray.read_hudi(numbered, filters=[("id", ">=", "390")], columns=["id"])
+    assert sorted(r["id"] for r in by_filters.take_all()) == list(range(390, 400))
+    assert row_set(dataset_table(by_filters)) == row_set(everything.filter(pc.field("id") >= 390).select(["id"]))
+
+
+def test_unknown_filter_column_names_table(numbered: str) -> None:
+    ds = hudi_ray.read_hudi(numbered).filter(expr=col("nope") == 1)
+    with pytest.raises(hudi_ray.HudiFilterError, match="nope"):
+        ds.count()
+
+
+# -- expression translation, no Ray execution --------------------------------------------
+
+
+SCHEMA = pa.schema(
+    [
+        ("i", pa.int32()),
+        ("f", pa.float64()),
+        ("s", pa.string()),
+        ("b", pa.bool_()),
+        ("d", pa.decimal128(12, 2)),
+        ("day", pa.date32()),
+        ("ts", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
+
+def _f(field: str, op: str, *values: str) -> Filter:
+    return Filter(field, ExprOperator.parse(op), tuple(values))
+
+
+def test_translates_column_op_literal_and_and() -> None:
+    expr = (col("i") == 3) & (lit(5) < col("f")) & (col("s") != "x") & (col("b") == True)  # noqa: E712
+    assert predicate_to_filters(expr, SCHEMA) == [
+        _f("i", "=", "3"),
+        _f("f", ">", "5"),
+        _f("s", "!=", "x"),
+        _f("b", "=", "True"),
+    ]
+
+
+def test_translates_isin_not_in_and_or_of_equalities() -> None:
+    assert predicate_to_filters(col("s").is_in(["a", "b"]), SCHEMA) == [_f("s", "IN", "a", "b")]
+    assert predicate_to_filters(col("i").not_in([1, 2]), SCHEMA) == [_f("i", "NOT IN", "1", "2")]
+    either = (col("s") == "a") | (col("s") == "b") | col("s").is_in(["c"])
+    assert predicate_to_filters(either, SCHEMA) == [_f("s", "IN", "a", "b", "c")]
+    assert predicate_to_filters((col("s") == "a") | (col("i") == 1), SCHEMA) == []
+    assert predicate_to_filters((col("s") == "a") | (col("s") > "b"), SCHEMA) == []
+
+
+def test_typed_literals_translate_exactly_or_not_at_all() -> None:
+    assert predicate_to_filters(col("d") >= Decimal("1.5"), SCHEMA) == [_f("d", ">=", "1.5")]
+    assert predicate_to_filters(col("day") < dt.date(2024, 1, 2), SCHEMA) == [_f("day", "<", "2024-01-02")]
+    instant = dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone(dt.timedelta(hours=2)))
+    assert predicate_to_filters(col("ts") > instant, SCHEMA) == [_f("ts", ">", "2024-01-02T01:04:05")]
+    # Arrow would compare these in a wider type, or not at all: never pushed.
+    assert predicate_to_filters(col("i") > 1.5, SCHEMA) == []
+    assert predicate_to_filters(col("i") == "3", SCHEMA) == []
+    assert predicate_to_filters(col("i") < 2**40, SCHEMA) == []
+    assert predicate_to_filters(col("ts") > dt.datetime(2024, 1, 2), SCHEMA) == []
+    assert predicate_to_filters(col("b") == 1, SCHEMA) == []
+    assert predicate_to_filters(col("s").is_in(["a", None]), SCHEMA) == []
+    assert predicate_to_filters(col("missing") == 1, SCHEMA) == []
+    assert predicate_to_filters(col("i") == col("f"), SCHEMA) == []
+
+
+def test_referenced_columns() -> None:
+    expr = ((col("a") + col("b")) > 3) & ~col("c").is_null() & col("a").is_in([1])
+    assert referenced_columns(expr) == ["a", "b", "c"]
+
+
+def test_numbered_table_fixture_is_not_shared(numbered: str) -> None:
+    assert Path(numbered).is_dir()
