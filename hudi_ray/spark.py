@@ -77,13 +77,14 @@ def stop_spark() -> None:
     raydp.stop_spark()
 
 
-def _maps_as_entries(batch: pa.Table, columns: list[str]) -> pa.Table:
-    for name in columns:
+def _for_spark(batch: pa.Table, maps: list[str]) -> pa.Table:
+    """One chunk per column (RayDP builds struct arrays from them) and maps as entry lists."""
+    for name in maps:
         i = batch.schema.get_field_index(name)
         t = batch.schema.field(i).type
         entries = pa.list_(pa.field("entries", pa.struct([t.key_field, t.item_field]), nullable=False))
         batch = batch.set_column(i, pa.field(name, entries), batch.column(i).cast(entries))
-    return batch
+    return batch.combine_chunks()
 
 
 def to_spark(dataset: ray.data.Dataset, spark: SparkSession) -> DataFrame:
@@ -94,13 +95,13 @@ def to_spark(dataset: ray.data.Dataset, spark: SparkSession) -> DataFrame:
 
     schema = dataset.schema()
     arrow_schema = schema.base_schema if hasattr(schema, "base_schema") else schema
-    maps = [f.name for f in arrow_schema if pa.types.is_map(f.type)]
-    if not maps:
-        return dataset.to_spark(spark)
     # PySpark 3.5 cannot take Arrow maps from pandas-converted batches; they
     # travel as key/value entry lists and become maps again in Spark.
-    converted = dataset.map_batches(_maps_as_entries, fn_args=(maps,), batch_format="pyarrow")
-    df = converted.to_spark(spark)
+    maps = [f.name for f in arrow_schema if pa.types.is_map(f.type)]
+    prepared = dataset.map_batches(_for_spark, fn_args=(maps,), batch_format="pyarrow", zero_copy_batch=True)
+    df = prepared.to_spark(spark)
+    if not maps:
+        return df
     return df.select(*[F.map_from_entries(F.col(c)).alias(c) if c in maps else F.col(c) for c in df.columns])
 
 
