@@ -97,6 +97,17 @@ class ParquetReader:
             pf = self._open(rel)
             return pf.read(columns=self._columns(pf, columns), use_threads=True)
 
+    def iter_row_groups(self, rel: str, columns: Sequence[str] | None) -> Iterator[pa.Table]:
+        """Each row group as a table (an empty table for a file without rows)."""
+        uri = self.storage.uri(rel)
+        with _errors(uri):
+            pf = self._open(rel)
+            cols = self._columns(pf, columns)
+            if pf.metadata.num_row_groups == 0:
+                yield pf.schema_arrow.empty_table() if cols is None else pf.schema_arrow.empty_table().select(cols)
+            for i in range(pf.metadata.num_row_groups):
+                yield pf.read_row_group(i, columns=cols, use_threads=True)
+
     def iter_batches(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.RecordBatch]:
         uri = self.storage.uri(rel)
         with _errors(uri):

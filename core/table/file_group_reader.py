@@ -276,11 +276,12 @@ class HudiFileGroupReader:
         plan = self._plan(options, where, None, False, base_rel)
         reader = ParquetReader(self.context.storage, self.context.footers)
         constants = self._constants(partition_path)
-        for batch in reader.iter_batches(base_rel, plan.read_schema.names, batch_size):
-            data = conform_table(pa.Table.from_batches([batch]), plan.read_schema, constants, where)
-            data = plan.apply(data)
+        # Row group by row group: memory stays one row group, and each is
+        # decoded by all cores at once.
+        for group in reader.iter_row_groups(base_rel, plan.read_schema.names):
+            data = plan.apply(conform_table(group, plan.read_schema, constants, where))
             if data.num_rows:
-                yield from data.to_batches()
+                yield from data.to_batches(max_chunksize=batch_size)
 
     @staticmethod
     def _one_batch(data: pa.Table) -> pa.RecordBatch:
