@@ -3,15 +3,10 @@ fetch ahead with async range reads and return the table API's rows."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-
 import pytest
 from ray.data.expressions import col
 from ray_fixtures import TablePath, dataset_table, ray_session  # noqa: F401
+from s3_fixtures import free_port, s3_endpoint, storage_options, upload  # noqa: F401
 
 import hudi_ray
 from hudi_ray import HudiReadOptions, HudiTableBuilder
@@ -19,60 +14,14 @@ from hudi_ray.datasource import planned_read
 
 from oracle import row_set, to_table
 
-s3fs = pytest.importorskip("s3fs")
-
 TABLES = ["sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle", "sample_table/cow/v9_txns_simple_meta"]
 
 pytestmark = pytest.mark.usefixtures("ray_session")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        pytest.fail("moto server did not start within 30 s")
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def storage_options(s3_endpoint: str) -> dict[str, str]:
-    return {
-        "aws_access_key_id": "testing",
-        "aws_secret_access_key": "testing",
-        "aws_region": "us-east-1",
-        "aws_endpoint_url": s3_endpoint,
-        "aws_allow_http": "true",
-    }
-
-
 @pytest.fixture(scope="module")
 def bucket(s3_endpoint: str, table_path: TablePath) -> str:
-    fs = s3fs.S3FileSystem(key="testing", secret="testing", client_kwargs={"endpoint_url": s3_endpoint})
-    fs.mkdir("raytables")
-    for name in TABLES:
-        fs.put(str(table_path(name)), f"raytables/{name}", recursive=True)
-    return "raytables"
+    return upload(s3_endpoint, "raytables", TABLES, table_path)
 
 
 @pytest.mark.parametrize("name", TABLES)

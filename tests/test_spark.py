@@ -24,7 +24,7 @@ TABLES = [
 
 
 @pytest.fixture(scope="module")
-def spark(ray_session) -> Iterator[object]:  # noqa: F811
+def spark(ray_session) -> Iterator[object]:
     session = init_spark(app_name="hudi-ray-tests", executor_memory="700M")
     yield session
     stop_spark()
