@@ -23,9 +23,9 @@ import uuid
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import fastavro
 import pyarrow as pa
@@ -71,20 +71,20 @@ _OVERWRITE_PAYLOAD = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayloa
 
 def format_instant_time(moment: datetime) -> str:
     """``yyyyMMddHHmmssSSS`` in UTC."""
-    utc = moment.astimezone(timezone.utc)
+    utc = moment.astimezone(UTC)
     return utc.strftime("%Y%m%d%H%M%S") + f"{utc.microsecond // 1000:03d}"
 
 
 def parse_instant_time(instant: str) -> datetime:
     if not _INSTANT_TIME.match(instant):
         raise ValueError(f"Instant time {instant!r} is not 17 digits (yyyyMMddHHmmssSSS)")
-    moment = datetime.strptime(instant[:14], "%Y%m%d%H%M%S").replace(tzinfo=timezone.utc)
+    moment = datetime.strptime(instant[:14], "%Y%m%d%H%M%S").replace(tzinfo=UTC)
     return moment + timedelta(milliseconds=int(instant[14:]))
 
 
 def next_instant_time(after: str | None, candidate: datetime | None = None) -> str:
     """``candidate`` (default: now), moved forward if needed to be strictly after ``after``."""
-    moment = candidate or datetime.now(timezone.utc)
+    moment = candidate or datetime.now(UTC)
     if after is not None:
         moment = max(moment, parse_instant_time(after) + timedelta(milliseconds=1))
     return format_instant_time(moment)
@@ -284,6 +284,9 @@ def _last_per_key(routing: pa.Table, precombine: str | None) -> pa.Array:
 class CowTableWriter:
     """Writes commits to one COPY_ON_WRITE table; get one from :meth:`create` or :meth:`open`."""
 
+    # The spec class ``open`` rebuilds from hoodie.properties (the MOR writer has its own).
+    spec_type: ClassVar[type[CowTableSpec]] = CowTableSpec
+
     def __init__(
         self,
         base_path: str | os.PathLike[str],
@@ -336,7 +339,7 @@ class CowTableWriter:
         for d in dirs:
             (base / d).mkdir(parents=True, exist_ok=True)
         props = spec.properties(json.dumps(avro, separators=(",", ":")))
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         saved = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
         text = format_properties(props, f"Properties saved on {saved}", now)
         _write_atomic(base / ".hoodie" / "hoodie.properties", text.encode("utf-8"))
@@ -375,7 +378,7 @@ class CowTableWriter:
         if not props_path.is_file():
             raise FileNotFoundError(f"Not a Hudi table: {props_path} does not exist")
         props = parse_properties(props_path.read_text("utf-8"))
-        writer = cls(base, CowTableSpec.from_properties(props, str(props_path)), **options)
+        writer = cls(base, cls.spec_type.from_properties(props, str(props_path)), **options)
         if writer._avro_schema is None and props.get("hoodie.table.create.schema"):
             writer._avro_schema = json.loads(props["hoodie.table.create.schema"])
         return writer

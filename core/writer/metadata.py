@@ -12,7 +12,7 @@ import json
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import fastavro
@@ -233,7 +233,7 @@ def _java_date(now: datetime) -> str:
 
 
 def format_properties(props: Mapping[str, str], comment: str, now: datetime | None = None) -> str:
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     lines = [f"#{comment}", f"#{_java_date(now)}"]
     lines += [f"{_escape(k, True)}={_escape(v, False)}" for k, v in props.items()]
     return "\n".join(lines) + "\n"

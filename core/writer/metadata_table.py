@@ -36,7 +36,7 @@ import threading
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -1031,6 +1031,6 @@ def _signed64(v: int) -> int:
 
 
 def _write_properties(path: Path, props: Mapping[str, str], what: str) -> None:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     stamp = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
     _write_atomic(path, format_properties(props, f"{what} on {stamp}", now).encode("utf-8"))

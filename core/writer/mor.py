@@ -37,13 +37,12 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hudi_ray.core.config import parse_properties
 from hudi_ray.core.file_group.file_slice import parse_base_file_name, parse_log_file_name
 from hudi_ray.core.log_file.block import BlockType
 from hudi_ray.core.schema import META_FIELDS, avro_to_arrow_schema
@@ -60,7 +59,6 @@ from hudi_ray.core.writer.cow import (
     _FilePlan,
     _flat,
     _groups,
-    _local_path,
     _write_atomic,
     next_instant_time,
     parse_instant_time,
@@ -228,6 +226,8 @@ class MorTableWriter(CowTableWriter):
     latest log file instead of writing a new log file version.
     """
 
+    spec_type: ClassVar[type[CowTableSpec]] = MorTableSpec
+
     spec: MorTableSpec
 
     def __init__(
@@ -290,18 +290,6 @@ class MorTableWriter(CowTableWriter):
         writer = super().create(base_path, spec, table.schema, **options)
         assert isinstance(writer, MorTableWriter)
         writer.insert(table, commit_time=commit_time)
-        return writer
-
-    @classmethod
-    def open(cls, base_path: str | os.PathLike[str], **options: Any) -> MorTableWriter:
-        base = _local_path(base_path)
-        props_path = base / ".hoodie" / "hoodie.properties"
-        if not props_path.is_file():
-            raise FileNotFoundError(f"Not a Hudi table: {props_path} does not exist")
-        props = parse_properties(props_path.read_text("utf-8"))
-        writer = cls(base, MorTableSpec.from_properties(props, str(props_path)), **options)
-        if writer._avro_schema is None and props.get("hoodie.table.create.schema"):
-            writer._avro_schema = json.loads(props["hoodie.table.create.schema"])
         return writer
 
     # -- timeline state ----------------------------------------------------------------------
