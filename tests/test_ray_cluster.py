@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from ray_fixtures import api_table, write_numbered_table
 
 from oracle import row_set
+from ray_fixtures import api_table, write_numbered_table
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from ray_fixtures import ray, ray_session, write_numbered_table  # noqa: F401
 
 import hudi_ray
 from hudi_ray.reader import FAULT_PAUSE_FILE_ENV
+
+from ray_fixtures import ray, ray_session, write_numbered_table  # noqa: F401
 
 ROWS = 2000
 

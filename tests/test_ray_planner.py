@@ -11,7 +11,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from ray_fixtures import TablePath, api_table, dataset_table, numbered_rows, ray_session, write_numbered_table  # noqa: F401
 
 import hudi_ray
 from hudi_ray import (
@@ -27,6 +26,7 @@ from hudi_ray.planner import HudiPlanner, call, get_or_create_planner
 from hudi_ray.reader import ChunkRead, PrefetchingStorage, SlicePrefetcher, read_chunk
 
 from oracle import row_set
+from ray_fixtures import TablePath, api_table, dataset_table, numbered_rows, ray_session, write_numbered_table  # noqa: F401
 
 MOR = "sample_table/mor/avro/v9_txns_simple_meta"
 

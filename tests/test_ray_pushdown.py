@@ -11,13 +11,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from ray.data.expressions import col, lit
-from ray_fixtures import TablePath, api_table, dataset_table, ray_session, write_numbered_table  # noqa: F401
 
 import hudi_ray
 from hudi_ray import ExprOperator, Filter
 from hudi_ray.datasource import planned_read, predicate_to_filters, referenced_columns
 
 from oracle import row_set
+from ray_fixtures import TablePath, api_table, dataset_table, ray_session, write_numbered_table  # noqa: F401
 
 PARTITIONED = "sample_table/cow/v9_txns_simple_meta"
 

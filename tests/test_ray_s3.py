@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 from ray.data.expressions import col
-from ray_fixtures import TablePath, dataset_table, ray_session  # noqa: F401
-from s3_fixtures import free_port, s3_endpoint, storage_options, upload  # noqa: F401
 
 import hudi_ray
 from hudi_ray import HudiReadOptions, HudiTableBuilder
 from hudi_ray.datasource import planned_read
 
 from oracle import row_set, to_table
+from ray_fixtures import TablePath, dataset_table, ray_session  # noqa: F401
+from s3_fixtures import free_port, s3_endpoint, storage_options, upload  # noqa: F401
 
 TABLES = ["sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle", "sample_table/cow/v9_txns_simple_meta"]
 

@@ -4,7 +4,6 @@ snapshot, time travel to the first commit and incremental from it."""
 from __future__ import annotations
 
 import pytest
-from ray_fixtures import TablePath, api_table, dataset_table, ray_session  # noqa: F401
 
 import hudi_ray
 from hudi_ray import HudiCoreError, HudiQueryType, HudiReadOptions, HudiTableBuilder
@@ -12,6 +11,7 @@ from hudi_ray.planner import get_or_create_planner, kill_planner
 
 from conftest import all_table_names
 from oracle import row_set
+from ray_fixtures import TablePath, api_table, dataset_table, ray_session  # noqa: F401
 
 TABLES = [n for n in all_table_names() if "lance" not in n]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import hudi
 import pytest
-from s3_fixtures import free_port, s3_endpoint, storage_options, upload  # noqa: F401
 
 from hudi_ray import HudiReadOptions, HudiStorageError, HudiTableBuilder, HudiTableNotFoundError
 
 from oracle import row_set, to_table
+from s3_fixtures import free_port, s3_endpoint, storage_options, upload  # noqa: F401
 
 TABLES = ["sample_table/cow/v9_txns_simple_meta", "sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle"]
 

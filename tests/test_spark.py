@@ -8,10 +8,11 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
-from ray_fixtures import ray_session  # noqa: F401
 
 import hudi_ray
 from hudi_ray.spark import init_spark, java_version, read_hudi_spark, stop_spark
+
+from ray_fixtures import ray_session  # noqa: F401
 
 pytest.importorskip("raydp")
 pytestmark = pytest.mark.skipif(java_version() is None, reason="the Spark bridge needs Java 17")

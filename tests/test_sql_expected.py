@@ -22,6 +22,11 @@ import pytest
 
 import hudi_ray
 
+from sql_rows import actions as _actions
+from sql_rows import assert_columns as _assert_columns
+from sql_rows import by_key as _by_key
+from sql_rows import keys as _keys
+
 V9_SIMPLE_META = "sample_table/cow/v9_txns_simple_meta"
 V9_NONPART_NOMETA = "sample_table/cow/v9_txns_nonpart_nometa"
 V9_SIMPLE_OVERWRITE = "sample_table/cow/v9_txns_simple_overwrite"
@@ -51,29 +56,6 @@ def _rows(
     if not batches:
         return []
     return pa.Table.from_batches(batches).to_pylist()
-
-
-def _keys(rows: list[dict[str, Any]], column: str = "_hoodie_record_key") -> list[Any]:
-    """Sorted key list (duplicates kept, so a duplicated key shows up)."""
-    return sorted(r[column] for r in rows)
-
-
-def _by_key(rows: list[dict[str, Any]], column: str = "_hoodie_record_key") -> dict[Any, dict[str, Any]]:
-    out: dict[Any, dict[str, Any]] = {}
-    for r in rows:
-        assert r[column] not in out, f"duplicate key {r[column]!r}"
-        out[r[column]] = r
-    return out
-
-
-def _assert_columns(row: dict[str, Any], expected: dict[str, Any]) -> None:
-    for column, value in expected.items():
-        assert row[column] == value, (row["_hoodie_record_key"], column, row[column], value)
-        assert type(row[column]) is type(value), (row["_hoodie_record_key"], column, type(row[column]))
-
-
-def _actions(table: hudi_ray.HudiTable) -> list[str]:
-    return [i.action for i in table.get_timeline().data_instants]
 
 
 # =====================================================================================

@@ -33,6 +33,11 @@ import pyarrow as pa
 
 import hudi_ray
 
+from sql_rows import actions as _actions
+from sql_rows import assert_columns as _assert_columns
+from sql_rows import by_key as _by_key
+from sql_rows import keys as _keys
+
 V9_SIMPLE_META = "sample_table/mor/avro/v9_txns_simple_meta"
 V9_NONPART_META = "sample_table/mor/avro/v9_txns_nonpart_meta"
 V9_COMPLEX_NOMETA = "sample_table/mor/avro/v9_txns_complex_nometa"
@@ -85,29 +90,6 @@ def _incremental(table: hudi_ray.HudiTable, start: int, end: int, *, by_completi
         .with_end_timestamp(bound(end))
     )
     return _to_rows(table.read(options))
-
-
-def _keys(rows: list[dict[str, Any]], column: str = "_hoodie_record_key") -> list[Any]:
-    """Sorted key list (duplicates kept, so a duplicated key shows up)."""
-    return sorted(r[column] for r in rows)
-
-
-def _by_key(rows: list[dict[str, Any]], column: str = "_hoodie_record_key") -> dict[Any, dict[str, Any]]:
-    out: dict[Any, dict[str, Any]] = {}
-    for r in rows:
-        assert r[column] not in out, f"duplicate key {r[column]!r}"
-        out[r[column]] = r
-    return out
-
-
-def _assert_columns(row: dict[str, Any], expected: dict[str, Any]) -> None:
-    for column, value in expected.items():
-        assert row[column] == value, (row["_hoodie_record_key"], column, row[column], value)
-        assert type(row[column]) is type(value), (row["_hoodie_record_key"], column, type(row[column]))
-
-
-def _actions(table: hudi_ray.HudiTable) -> list[str]:
-    return [i.action for i in table.get_timeline().data_instants]
 
 
 def _timestamp(table: hudi_ray.HudiTable, k: int) -> str:

@@ -385,15 +385,11 @@ class CowTableWriter:
 
     # -- timeline state ----------------------------------------------------------------------
 
-    def _load_timeline(self) -> None:
-        """Latest time on the timeline, latest base file per file group and the latest schema.
-
-        The commits' write stats say which base file is current in each group:
-        a COW commit rewrites whole groups, so the last stat for a group wins.
-        Files of failed (never completed) writes appear in no stats and are ignored.
-        """
+    def _scan_timeline(self, completed_write: re.Pattern[str]) -> list[tuple[str, str]]:
+        """Note the latest time on the timeline; return (instant, file name) of the
+        completed writes matching ``completed_write``, oldest first."""
         if not self._timeline.is_dir():
-            return
+            return []
         completed: list[tuple[str, str]] = []
         for name in os.listdir(self._timeline):
             m = _TIMELINE_FILE.match(name)
@@ -401,9 +397,19 @@ class CowTableWriter:
                 continue
             latest = max(t for t in m.groups() if t)
             self._latest_time = max(self._latest_time or latest, latest)
-            if _COMPLETED_COMMIT.match(name):
+            if completed_write.match(name):
                 completed.append((m.group(1), name))
-        for instant, name in sorted(completed):
+        return sorted(completed)
+
+    def _load_timeline(self) -> None:
+        """Latest time on the timeline, latest base file per file group and the latest schema.
+
+        The commits' write stats say which base file is current in each group:
+        a COW commit rewrites whole groups, so the last stat for a group wins.
+        Files of failed (never completed) writes appear in no stats and are ignored.
+        """
+        completed = self._scan_timeline(_COMPLETED_COMMIT)
+        for instant, name in completed:
             meta = _decode_commit((self._timeline / name).read_bytes())
             for partition, stats in (meta.get("partitionToWriteStats") or {}).items():
                 for s in stats or []:

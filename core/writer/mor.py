@@ -48,7 +48,6 @@ from hudi_ray.core.log_file.block import BlockType
 from hudi_ray.core.schema import META_FIELDS, avro_to_arrow_schema
 from hudi_ray.core.writer.avro_schema import arrow_to_avro_schema
 from hudi_ray.core.writer.cow import (
-    _TIMELINE_FILE,
     DEFAULT_ROWS_PER_FILE,
     CommitResult,
     CowTableSpec,
@@ -299,18 +298,8 @@ class MorTableWriter(CowTableWriter):
 
         Files of failed (never completed) delta commits appear in no stats and are ignored.
         """
-        if not self._timeline.is_dir():
-            return
-        completed: list[tuple[str, str]] = []
-        for name in os.listdir(self._timeline):
-            m = _TIMELINE_FILE.match(name)
-            if not m:
-                continue
-            latest = max(t for t in m.groups() if t)
-            self._latest_time = max(self._latest_time or latest, latest)
-            if _COMPLETED_WRITE.match(name):
-                completed.append((m.group(1), name))
-        for instant, name in sorted(completed):
+        completed = self._scan_timeline(_COMPLETED_WRITE)
+        for instant, name in completed:
             meta = _decode_commit((self._timeline / name).read_bytes())
             for partition, stats in (meta.get("partitionToWriteStats") or {}).items():
                 for s in stats or []:
