@@ -162,7 +162,6 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR)
     parser.add_argument("--only", choices=["cow", "mor"], default=None)
-    parser.add_argument("--no-spark", action="store_true", help="skip the Spark comparison")
     args = parser.parse_args()
     # Ray warns when a read has fewer files than its concurrency; expected here.
     warnings.filterwarnings("ignore", category=UserWarning, module="ray.data")
@@ -187,56 +186,7 @@ def main() -> None:
         files = len(base_files(paths[kind]))
         print(f"\n== {kind.upper()}: {files} base files, {all_cases[0].rows:,} rows in the snapshot ==")
         report(kind, all_cases, measure(all_cases, args.reps))
-    if not args.no_spark:
-        spark_section(paths, args.reps)
     ray.shutdown()
-
-
-def spark_section(paths: dict[str, Path], reps: int) -> None:
-    """Hudi to Spark through RayDP against Spark reading the same Parquet base
-    files itself. Both sides hash every column of every row, so neither can
-    answer from footers or skip columns."""
-    from hudi_ray.spark import init_spark, java_version, stop_spark, to_spark
-
-    if java_version() is None:
-        print("\nSpark comparison skipped: no Java on PATH")
-        return
-    spark = init_spark(app_name="ray-scan", num_executors=1, executor_cores=1, executor_memory="2G")
-    spark.sparkContext.setLogLevel("ERROR")
-    print(f"\n== Spark {spark.version} through RayDP (1 executor, 1 core) ==")
-    print(f"{'case':42} {'median s':>9} {'rows/s':>14}")
-    ratios = []
-    for kind, path in paths.items():
-        uri = str(path)
-        files = base_files(path)
-        rows = table_rows(path)
-        base_rows = table_rows(path, read_optimized=True)
-
-        def via_raydp(uri: str = uri) -> int:
-            df = to_spark(hudi_ray.read_hudi(uri), spark)
-            return df.selectExpr("count(*) AS n", "sum(hash(*)) AS h").collect()[0]["n"]
-
-        def via_parquet(files: list[str] = files) -> int:
-            df = spark.read.parquet(*files)
-            return df.selectExpr("count(*) AS n", "sum(hash(*)) AS h").collect()[0]["n"]
-
-        times: dict[str, list[float]] = {"raydp": [], "parquet": []}
-        for _ in range(reps):
-            for name, fn, expect in (("raydp", via_raydp, rows), ("parquet", via_parquet, base_rows)):
-                started = time.perf_counter()
-                got = fn()
-                times[name].append(time.perf_counter() - started)
-                assert got == expect, (kind, name, got, expect)
-        med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
-        print(f"{kind + ': read_hudi -> RayDP -> Spark':42} {med['raydp']:9.3f} {rows / med['raydp']:14,.0f}")
-        print(
-            f"{kind + ': spark.read.parquet (base files)':42} {med['parquet']:9.3f} {base_rows / med['parquet']:14,.0f}"
-        )
-        ratios.append((kind, (rows / med["raydp"]) / (base_rows / med["parquet"])))
-    for kind, ratio in ratios:
-        note = " (parquet side unmerged)" if kind == "mor" else ""
-        print(f"  {kind}: Hudi via RayDP / spark.read.parquet throughput {ratio:6.2f}x{note}")
-    stop_spark()
 
 
 if __name__ == "__main__":

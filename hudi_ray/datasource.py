@@ -165,6 +165,38 @@ class HudiDatasource(Datasource):
         # Ray takes an estimate of 0 for "no blocks at all".
         return sum(st.size_bytes for chunk in self.planned().stats for st in chunk)
 
+    def output_schema(self) -> pa.Schema | None:
+        """The columns this read returns, in order (None when the table has no schema yet)."""
+        schema = self.planned().plan.schema
+        columns = self._output_columns()
+        if schema is None or columns is None:
+            return schema
+        return pa.schema([schema.field(c) for c in columns])
+
+    def chunk_reads(self, max_bytes: int, min_chunks: int = 1, num_chunks: int | None = None) -> list[ChunkRead]:
+        """The read as work for reader tasks: chunks of slices of at most
+        ``max_bytes`` estimated in-memory bytes each (a larger slice alone), at
+        least ``min_chunks`` of them where there are that many slices; or, with
+        ``num_chunks``, that many chunks of about as many slices each."""
+        _, pa_predicate = self._hudi_request()
+        planned = self.planned()
+        if num_chunks is not None:
+            planned = planned.rechunk(num_chunks)
+        else:
+            planned = planned.rechunk_by_size(max_bytes, min_chunks)
+        return [self._work(planned, chunk, pa_predicate) for chunk in planned.chunks]
+
+    def _work(self, planned: PlannedRead, chunk: list[Any], predicate: pc.Expression | None) -> ChunkRead:
+        return ChunkRead(
+            plan=planned.plan,
+            slices=chunk,
+            predicate=predicate,
+            columns=self._output_columns(),
+            batch_size=self._batch_size,
+            prefetch=self._prefetch,
+            prefetch_depth=self._prefetch_depth,
+        )
+
     def get_read_tasks(
         self,
         parallelism: int,
@@ -173,10 +205,9 @@ class HudiDatasource(Datasource):
     ) -> list[ReadTask]:
         _, pa_predicate = self._hudi_request()
         planned = self.planned().rechunk(parallelism)
-        columns = self._output_columns()
-        schema = planned.plan.schema
-        if schema is not None and columns is not None:
-            schema = pa.schema([schema.field(c) for c in columns] or [pa.field(_STUB_COLUMN, pa.null())])
+        schema = self.output_schema()
+        if schema is not None and not len(schema) and self._output_columns() is not None:
+            schema = pa.schema([pa.field(_STUB_COLUMN, pa.null())])
         tasks: list[ReadTask] = []
         for chunk, stats in zip(planned.chunks, planned.stats):
             rows = [st.num_rows for st in stats]
@@ -187,15 +218,7 @@ class HudiDatasource(Datasource):
                 input_files=[f for st in stats for f in st.input_files],
                 exec_stats=None,
             )
-            work = ChunkRead(
-                plan=planned.plan,
-                slices=chunk,
-                predicate=pa_predicate,
-                columns=columns,
-                batch_size=self._batch_size,
-                prefetch=self._prefetch,
-                prefetch_depth=self._prefetch_depth,
-            )
+            work = self._work(planned, chunk, pa_predicate)
             tasks.append(ReadTask(_read_fn(work), meta, schema=schema, per_task_row_limit=per_task_row_limit))
         return tasks
 
@@ -415,6 +438,65 @@ def _read_options(
     return opts
 
 
+def hudi_datasource(
+    table_uri: str,
+    *,
+    query_type: str = "snapshot",
+    filters: list[tuple[str, str, str]] | None = None,
+    hudi_options: dict[str, str] | None = None,
+    storage_options: dict[str, str] | None = None,
+    columns: list[str] | None = None,
+    as_of_timestamp: str | None = None,
+    start_timestamp: str | None = None,
+    end_timestamp: str | None = None,
+    batch_size: int | None = None,
+    planner: str | ActorHandle | None = None,
+    planner_options: dict[str, Any] | None = None,
+    prefetch: bool | None = None,
+    prefetch_depth: int = DEFAULT_PREFETCH_DEPTH,
+) -> HudiDatasource:
+    """The datasource behind :func:`read_hudi`, pinned to the table's current
+    snapshot (the arguments are ``read_hudi``'s). Engines other than Ray Data
+    (the Spark bridge) run its ``chunk_reads`` in tasks of their own."""
+    all_hudi = {str(k): str(v) for k, v in (hudi_options or {}).items()}
+    table_hudi = {k: v for k, v in all_hudi.items() if not is_read_config(k) and k not in LEGACY_READ_KEYS}
+    read_opts = _read_options(query_type, filters, all_hudi, as_of_timestamp, start_timestamp, end_timestamp)
+    size = batch_size if batch_size is not None else (read_opts.batch_size() or DEFAULT_BATCH_SIZE)
+    if int(size) <= 0:
+        raise HudiConfigError(f"batch_size must be > 0, got {size} (reading {table_uri})")
+    if isinstance(planner, str):
+        handle = get_planner(planner)
+    elif planner is None:
+        handle = get_or_create_planner(
+            table_uri, hudi_options=table_hudi, storage_options=storage_options, actor_options=planner_options
+        )
+    else:
+        handle = planner
+    try:
+        snapshot = call(handle.snapshot.remote())
+    except RayActorError:
+        if planner is not None:
+            raise
+        # The table's planner was killed since this driver last used it: start another.
+        forget_planner(handle)
+        handle = get_or_create_planner(
+            table_uri, hudi_options=table_hudi, storage_options=storage_options, actor_options=planner_options
+        )
+        snapshot = call(handle.snapshot.remote())
+    if prefetch is None:
+        prefetch = normalize_base_uri(table_uri)[0] != "file"
+    return HudiDatasource(
+        table_uri,
+        planner=handle,
+        snapshot=snapshot,
+        read_options=read_opts,
+        columns=columns,
+        batch_size=int(size),
+        prefetch=prefetch,
+        prefetch_depth=prefetch_depth,
+    )
+
+
 def read_hudi(
     table_uri: str,
     *,
@@ -473,40 +555,19 @@ def read_hudi(
     The read is pinned to the table's timeline as of this call: executing the
     dataset later, or again, reads the same snapshot.
     """
-    all_hudi = {str(k): str(v) for k, v in (hudi_options or {}).items()}
-    table_hudi = {k: v for k, v in all_hudi.items() if not is_read_config(k) and k not in LEGACY_READ_KEYS}
-    read_opts = _read_options(query_type, filters, all_hudi, as_of_timestamp, start_timestamp, end_timestamp)
-    size = batch_size if batch_size is not None else (read_opts.batch_size() or DEFAULT_BATCH_SIZE)
-    if int(size) <= 0:
-        raise HudiConfigError(f"batch_size must be > 0, got {size} (reading {table_uri})")
-    if isinstance(planner, str):
-        handle = get_planner(planner)
-    elif planner is None:
-        handle = get_or_create_planner(
-            table_uri, hudi_options=table_hudi, storage_options=storage_options, actor_options=planner_options
-        )
-    else:
-        handle = planner
-    try:
-        snapshot = call(handle.snapshot.remote())
-    except RayActorError:
-        if planner is not None:
-            raise
-        # The table's planner was killed since this driver last used it: start another.
-        forget_planner(handle)
-        handle = get_or_create_planner(
-            table_uri, hudi_options=table_hudi, storage_options=storage_options, actor_options=planner_options
-        )
-        snapshot = call(handle.snapshot.remote())
-    if prefetch is None:
-        prefetch = normalize_base_uri(table_uri)[0] != "file"
-    datasource = HudiDatasource(
+    datasource = hudi_datasource(
         table_uri,
-        planner=handle,
-        snapshot=snapshot,
-        read_options=read_opts,
+        query_type=query_type,
+        filters=filters,
+        hudi_options=hudi_options,
+        storage_options=storage_options,
         columns=columns,
-        batch_size=int(size),
+        as_of_timestamp=as_of_timestamp,
+        start_timestamp=start_timestamp,
+        end_timestamp=end_timestamp,
+        batch_size=batch_size,
+        planner=planner,
+        planner_options=planner_options,
         prefetch=prefetch,
         prefetch_depth=prefetch_depth,
     )
@@ -538,3 +599,20 @@ def planned_read(ds: Dataset) -> PlannedRead:
         if isinstance(source, HudiDatasource):
             return source.planned()
     raise HudiCoreError("The dataset does not read a Hudi table through hudi_ray.read_hudi")
+
+
+def hudi_datasource_of(ds: Dataset) -> tuple[HudiDatasource, dict[str, Any], int | None] | None:
+    """For a dataset that is only a ``read_hudi`` read (after Ray's projection
+    and predicate pushdown, with no other operation), its datasource, the read
+    tasks' Ray options and the requested number of blocks; otherwise None."""
+    from ray.data._internal.logical.operators.read_operator import Read
+    from ray.data._internal.logical.optimizers import LogicalOptimizer
+
+    ops = list(LogicalOptimizer().optimize(ds._logical_plan).dag.post_order_iter())
+    if len(ops) != 1 or not isinstance(ops[0], Read) or ops[0].per_block_limit is not None:
+        return None
+    read = ops[0]
+    if not isinstance(read.datasource, HudiDatasource):
+        return None
+    blocks = read.parallelism if read.parallelism and read.parallelism > 0 else None
+    return read.datasource, dict(read.ray_remote_args or {}), blocks

@@ -42,7 +42,7 @@ from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.storage import normalize_base_uri
 from hudi_ray.core.table import HudiQueryType, HudiReadOptions, HudiTable, HudiTableBuilder
 from hudi_ray.core.table.table import HudiReadPlan
-from hudi_ray.core.util import split_into_chunks
+from hudi_ray.core.util import split_by_size, split_into_chunks
 
 log = logging.getLogger(__name__)
 
@@ -107,14 +107,24 @@ class PlannedRead:
 
     def rechunk(self, num_chunks: int) -> PlannedRead:
         """The same slices in ``num_chunks`` chunks (``split_into_chunks``), stats kept aligned."""
-        flat_stats = [st for c in self.stats for st in c]
-        chunks = split_into_chunks(self.slices(), num_chunks)
-        stats: list[list[SliceStats]] = []
-        offset = 0
-        for c in chunks:
-            stats.append(flat_stats[offset : offset + len(c)])
-            offset += len(c)
-        return replace(self, chunks=chunks, stats=stats)
+        return self._regroup(split_into_chunks(self._flat(), num_chunks))
+
+    def rechunk_by_size(self, max_bytes: int, min_chunks: int = 1) -> PlannedRead:
+        """The same slices in chunks of at most ``max_bytes`` estimated in-memory
+        bytes each (``split_by_size``; a larger slice is a chunk of its own), and
+        at least ``min_chunks`` chunks where there are that many slices."""
+        flat = self._flat()
+        return self._regroup(split_by_size(flat, [st.size_bytes for _, st in flat], max_bytes, min_chunks))
+
+    def _flat(self) -> list[tuple[HudiFileSlice, SliceStats]]:
+        return [(s, st) for c, cs in zip(self.chunks, self.stats) for s, st in zip(c, cs)]
+
+    def _regroup(self, groups: list[list[tuple[HudiFileSlice, SliceStats]]]) -> PlannedRead:
+        return replace(
+            self,
+            chunks=[[s for s, _ in g] for g in groups],
+            stats=[[st for _, st in g] for g in groups],
+        )
 
 
 def _same_timeline(a: HudiTable, b: HudiTable) -> bool:

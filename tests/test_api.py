@@ -361,3 +361,23 @@ def test_escaped_create_schema_is_unescaped(table_path) -> None:
     table = HudiTableBuilder.from_base_uri(str(table_path(TABLE))).build()
     schema = json.loads(table.hudi_options()["hoodie.table.create.schema"])
     assert schema["type"] == "record"
+
+
+def test_split_by_size() -> None:
+    from hudi_ray.core.util import split_by_size
+
+    assert split_by_size("abcdef", [10] * 6, 20) == [["a", "b"], ["c", "d"], ["e", "f"]]
+    # A slice larger than the cap is a chunk of its own; the small ones share one.
+    assert split_by_size("abcdef", [100, 1, 1, 1, 1, 1], 20) == [["a"], ["b", "c", "d", "e", "f"]]
+    # At least min_splits chunks, by equal shares of the total.
+    assert split_by_size("abcd", [5, 5, 5, 5], 100, 4) == [["a"], ["b"], ["c"], ["d"]]
+    assert split_by_size("abcd", [5, 5, 5, 5], 100, 2) == [["a", "b"], ["c", "d"]]
+    # Unknown sizes split by count; nothing in, nothing out.
+    assert split_by_size("abc", [0, 0, 0], 20, 2) == [["a", "b"], ["c"]]
+    assert split_by_size([], [], 20) == []
+    items = list(range(50))
+    chunks = split_by_size(items, [i % 7 + 1 for i in items], 30, 3)
+    assert [x for c in chunks for x in c] == items
+    assert all(sum(i % 7 + 1 for i in c) <= 30 or len(c) == 1 for c in chunks)
+    with pytest.raises(ValueError, match="sizes"):
+        split_by_size("ab", [1], 10)

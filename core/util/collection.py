@@ -20,3 +20,32 @@ def split_into_chunks(items: Sequence[T], num_splits: int) -> list[list[T]]:
     n = max(1, int(num_splits))
     size = -(-len(seq) // n)
     return [seq[i : i + size] for i in range(0, len(seq), size)]
+
+
+def split_by_size(items: Sequence[T], sizes: Sequence[int], max_bytes: int, min_splits: int = 1) -> list[list[T]]:
+    """Split ``items`` into contiguous chunks of at most ``max_bytes`` by their ``sizes``.
+
+    Chunks are filled in order and closed before an item would carry them past
+    the cap, which is ``max_bytes`` or, when that gives fewer than
+    ``min_splits`` chunks, an equal share of the total; an item larger than the
+    cap is a chunk of its own. Items without sizes (all zero) are split by count.
+    """
+    seq = list(items)
+    if len(sizes) != len(seq):
+        raise ValueError(f"split_by_size: {len(seq)} items but {len(sizes)} sizes")
+    weights = [max(0, int(s)) for s in sizes]
+    total = sum(weights)
+    if not total:
+        return split_into_chunks(seq, min_splits)
+    cap = min(max(1, int(max_bytes)), total / max(1, int(min_splits)))
+    chunks: list[list[T]] = []
+    current: list[T] = []
+    filled = 0
+    for item, w in zip(seq, weights):
+        if current and filled + w > cap:
+            chunks.append(current)
+            current, filled = [], 0
+        current.append(item)
+        filled += w
+    chunks.append(current)
+    return chunks

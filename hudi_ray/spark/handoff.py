@@ -1,0 +1,217 @@
+"""Ray to Spark without Python on the Spark side.
+
+Each Spark partition is one Arrow IPC stream, a ``bytes`` object in Ray's object
+store written by a Ray task; RayDP's JVM reader (``RayDatasetRDD``) hands each
+to a Spark executor, which fetches it straight from the object store and reads
+it as Arrow column vectors. No pandas, no Python worker, no per-row conversion.
+
+For a plain ``read_hudi`` dataset the tasks are reader tasks: one per chunk of
+file slices (chunks sized by the planner's estimates), each streaming its rows
+into one IPC stream. Any other Ray Dataset is executed block by block, blocks
+grouped into streams of about the same size by conversion tasks.
+
+The streams live in the object store (spilled to disk under memory pressure)
+for as long as Spark may read them: a DataFrame can be recomputed by any later
+action, and derived DataFrames share its data. This driver owns them until
+``release(df)`` or ``stop_spark()``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import ray
+
+from hudi_ray.core.exceptions import HudiConfigError
+from hudi_ray.datasource import HudiDatasource, hudi_datasource_of
+from hudi_ray.reader import ChunkRead, read_chunk
+from hudi_ray.spark.arrow import ipc_stream, spark_arrow_schema, spark_schema
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import DataFrame, SparkSession
+
+# In-memory Arrow bytes per Spark partition (a larger file slice is a partition
+# of its own). Spark's own Parquet scans split at 128 MiB of files on disk.
+DEFAULT_PARTITION_BYTES = 64 << 20
+# The attribute naming a DataFrame's hand-off, for ``release``.
+_HANDOFF_ATTR = "_hudi_ray_handoff_id"
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """The data behind one DataFrame: an IPC stream per Spark partition."""
+
+    handoff_id: str
+    refs: tuple[ray.ObjectRef, ...]
+    schema: pa.Schema
+
+    @property
+    def num_partitions(self) -> int:
+        return len(self.refs)
+
+
+_lock = threading.Lock()
+_handoffs: dict[str, Handoff] = {}
+
+
+def handoffs() -> list[Handoff]:
+    """The hand-offs this driver holds, oldest first."""
+    with _lock:
+        return list(_handoffs.values())
+
+
+def release(df: DataFrame | str) -> bool:
+    """Free the data behind a DataFrame made by ``to_spark`` / ``read_hudi_spark``
+    (or a hand-off id). Spark actions on it, or on DataFrames derived from it,
+    fail afterwards. Returns whether anything was held."""
+    handoff_id = df if isinstance(df, str) else getattr(df, _HANDOFF_ATTR, None)
+    with _lock:
+        return _handoffs.pop(handoff_id, None) is not None if handoff_id else False
+
+
+def release_all() -> None:
+    with _lock:
+        _handoffs.clear()
+
+
+# -- tasks -------------------------------------------------------------------------
+
+
+def _read_chunk_ipc(plan: Any, work: ChunkRead, schema: pa.Schema) -> bytes:
+    """One reader task: the chunk's rows as one IPC stream."""
+    return ipc_stream(read_chunk(dataclasses.replace(work, plan=plan)), schema)
+
+
+def _blocks_ipc(schema: pa.Schema, offsets: list[tuple[int, int] | None], *blocks: Any) -> bytes:
+    """One conversion task: Ray Data blocks (sliced where the bundle says) as one IPC stream."""
+    from ray.data.block import BlockAccessor
+
+    def tables() -> Any:
+        for block, span in zip(blocks, offsets):
+            table = BlockAccessor.for_block(block).to_arrow()
+            yield table if span is None else table.slice(span[0], span[1] - span[0])
+
+    return ipc_stream(tables(), schema)
+
+
+def _task_options(remote_args: dict[str, Any]) -> dict[str, Any]:
+    """Ray options of the reader tasks: the read's own, else a CPU where Spark leaves one."""
+    from hudi_ray.spark.session import held_cpus
+
+    opts = {k: v for k, v in remote_args.items() if k not in ("scheduling_strategy",)}
+    if "num_cpus" not in opts:
+        free = ray.cluster_resources().get("CPU", 0.0) - held_cpus()
+        # With every CPU held by Spark's executors, a task asking for one would never run.
+        opts["num_cpus"] = 1 if free >= 1 else 0
+    opts.setdefault("max_retries", 3)
+    return opts
+
+
+# -- DataFrames --------------------------------------------------------------------
+
+
+def _dataframe(spark: SparkSession, refs: list[ray.ObjectRef], schema: pa.Schema) -> DataFrame:
+    from pyspark.sql import DataFrame
+
+    struct = spark_schema(schema)
+    handoff = Handoff(uuid.uuid4().hex, tuple(refs), schema)
+    if not refs:
+        df = spark.createDataFrame(spark.sparkContext.emptyRDD(), struct)
+    else:
+        from raydp.spark.dataset import get_locations
+
+        owners = get_locations(refs)  # Spark schedules each partition near its object's owner
+        jvm = spark.sparkContext._jvm
+        rdd = jvm.org.apache.spark.rdd.RayDatasetRDD(spark._jsc, [r.binary() for r in refs], owners)
+        jdf = jvm.org.apache.spark.sql.raydp.ObjectStoreReader.RayDatasetToDataFrame(
+            spark._jsparkSession, rdd, struct.json()
+        )
+        df = DataFrame(jdf, spark)
+        with _lock:
+            _handoffs[handoff.handoff_id] = handoff
+    setattr(df, _HANDOFF_ATTR, handoff.handoff_id)
+    return df
+
+
+def _from_hudi(
+    spark: SparkSession, source: HudiDatasource, remote_args: dict[str, Any], partitions: int | None, max_bytes: int
+) -> DataFrame:
+    table_schema = source.output_schema() or pa.schema([])
+    schema = spark_arrow_schema(table_schema)
+    work = source.chunk_reads(max_bytes, spark.sparkContext.defaultParallelism, num_chunks=partitions)
+    task = ray.remote(_read_chunk_ipc).options(**_task_options(remote_args))
+    plan_ref = ray.put(work[0].plan) if work else None
+    # The plan travels once through the object store, not once per task.
+    refs = [task.remote(plan_ref, dataclasses.replace(w, plan=None), schema) for w in work]
+    return _dataframe(spark, refs, schema)
+
+
+def _from_blocks(spark: SparkSession, dataset: ray.data.Dataset, max_bytes: int) -> DataFrame:
+    ds_schema = dataset.schema()
+    arrow_schema = getattr(ds_schema, "base_schema", ds_schema)
+    if not isinstance(arrow_schema, pa.Schema):
+        raise HudiConfigError(f"to_spark takes datasets of Arrow blocks; this one has schema {ds_schema!r}")
+    schema = spark_arrow_schema(arrow_schema)
+    task = ray.remote(_blocks_ipc).options(**_task_options({}))
+    refs: list[ray.ObjectRef] = []
+    group: list[ray.ObjectRef] = []
+    spans: list[tuple[int, int] | None] = []
+    filled = 0
+
+    def flush() -> None:
+        nonlocal group, spans, filled
+        if group:
+            refs.append(task.remote(schema, spans, *group))
+        group, spans, filled = [], [], 0
+
+    for bundle in dataset.iter_internal_ref_bundles():
+        for entry, piece in zip(bundle.blocks, bundle.slices):
+            size = entry.metadata.size_bytes or 0
+            if group and filled + size > max_bytes:
+                flush()
+            group.append(entry.ref)
+            spans.append(None if piece is None else (piece.start_offset, piece.end_offset))
+            filled += size
+    flush()
+    return _dataframe(spark, refs, schema)
+
+
+def to_spark(
+    dataset: ray.data.Dataset, spark: SparkSession, *, partition_bytes: int = DEFAULT_PARTITION_BYTES
+) -> DataFrame:
+    """A Ray Dataset as a Spark DataFrame, Arrow types as their Spark types
+    (decimals, timestamps, dates, binary, nested structs, lists, maps).
+
+    A plain ``read_hudi`` dataset is read by reader tasks straight into Spark's
+    partitions, with its projection, filters and Ray options; other datasets are
+    executed and their blocks converted. The DataFrame's data stays in Ray's
+    object store until ``release(df)`` or ``stop_spark()``.
+    """
+    if partition_bytes <= 0:
+        raise HudiConfigError(f"partition_bytes must be > 0, got {partition_bytes}")
+    plain = hudi_datasource_of(dataset)
+    if plain is not None:
+        source, remote_args, partitions = plain
+        return _from_hudi(spark, source, remote_args, partitions, partition_bytes)
+    return _from_blocks(spark, dataset, partition_bytes)
+
+
+def read_hudi_spark(
+    spark: SparkSession, table_uri: str, *, partition_bytes: int = DEFAULT_PARTITION_BYTES, **read_hudi_args: Any
+) -> DataFrame:
+    """Read a Hudi table into a Spark DataFrame through Ray's reader tasks.
+
+    Takes every argument of :func:`hudi_ray.read_hudi` (filters and columns are
+    pushed into the Hudi read; ``num_cpus``, ``memory``, ``resources``,
+    ``runtime_env`` and ``ray_remote_args`` apply to the reader tasks;
+    ``override_num_blocks`` sets the number of Spark partitions, which by
+    default hold about ``partition_bytes`` of Arrow data each).
+    """
+    from hudi_ray.datasource import read_hudi
+
+    return to_spark(read_hudi(table_uri, **read_hudi_args), spark, partition_bytes=partition_bytes)
