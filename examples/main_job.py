@@ -53,6 +53,8 @@ def main() -> None:
         if not args.no_spark:
             spark = init_spark(app_name="hudi-ray-main-job", executor_memory="700M")
             df = to_spark(hudi_ray.read_hudi(path), spark)
+            # Spark's executors read the reader tasks' Arrow streams from Ray's object store.
+            print(f"\nSpark DataFrame: {df.rdd.getNumPartitions()} partitions, {len(df.columns)} columns")
             df.createOrReplaceTempView("trips")
             print("\nSpark SQL over the Hudi table:")
             query = "SELECT city, COUNT(*) AS trips, SUM(fare) AS fares FROM trips GROUP BY city ORDER BY city"

@@ -123,9 +123,9 @@ def _dataframe(spark: SparkSession, refs: list[ray.ObjectRef], schema: pa.Schema
     if not refs:
         df = spark.createDataFrame(spark.sparkContext.emptyRDD(), struct)
     else:
-        from raydp.spark.dataset import get_locations
-
-        owners = get_locations(refs)  # Spark schedules each partition near its object's owner
+        # Spark schedules each partition near its object's owner (this driver).
+        core_worker = ray._private.worker.global_worker.core_worker
+        owners = [core_worker.get_owner_address(r) for r in refs]
         jvm = spark.sparkContext._jvm
         rdd = jvm.org.apache.spark.rdd.RayDatasetRDD(spark._jsc, [r.binary() for r in refs], owners)
         jdf = jvm.org.apache.spark.sql.raydp.ObjectStoreReader.RayDatasetToDataFrame(
