@@ -12,6 +12,7 @@ from hudi_ray.core.exceptions import (
     HudiTableNotFoundError,
     HudiTimelineError,
     HudiTimestampError,
+    HudiUnsafePathError,
     HudiUnsupportedError,
 )
 from hudi_ray.core.expr import ExprOperator, Filter, col, from_str_tuples
@@ -51,6 +52,7 @@ __all__ = [
     "HudiTimeline",
     "HudiTimelineError",
     "HudiTimestampError",
+    "HudiUnsafePathError",
     "HudiUnsupportedError",
     "col",
     "from_str_tuples",

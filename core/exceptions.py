@@ -27,6 +27,10 @@ class HudiFileNotFoundError(HudiStorageError, FileNotFoundError):
     """A file the table refers to does not exist in storage."""
 
 
+class HudiUnsafePathError(HudiCoreError):
+    """A path taken from table metadata or config leads outside the table's base URI."""
+
+
 class HudiCorruptFileError(HudiCoreError):
     """A file exists but its content cannot be decoded (truncated, corrupt)."""
 
@@ -62,5 +66,6 @@ __all__ = [
     "HudiTableNotFoundError",
     "HudiTimelineError",
     "HudiTimestampError",
+    "HudiUnsafePathError",
     "HudiUnsupportedError",
 ]

@@ -33,13 +33,15 @@ from ray.data.expressions import BinaryExpr, ColumnExpr, Expr, LiteralExpr, Oper
 from ray.exceptions import RayActorError
 
 from hudi_ray.core.config.keys import HudiReadConfig as R
-from hudi_ray.core.config.keys import is_read_config
+from hudi_ray.core.config.keys import is_read_config, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiFilterError
 from hudi_ray.core.expr import ExprOperator, Filter, from_str_tuples
 from hudi_ray.core.expr.arrow import cast_value
+from hudi_ray.core.storage.paths import move_credentials
 from hudi_ray.core.storage.storage import normalize_base_uri
 from hudi_ray.core.table import HudiQueryType, HudiReadOptions
 from hudi_ray.planner import (
+    PLANNER_NAMESPACE,
     PlannedRead,
     PlannerSnapshot,
     call,
@@ -458,14 +460,28 @@ def hudi_datasource(
     """The datasource behind :func:`read_hudi`, pinned to the table's current
     snapshot (the arguments are ``read_hudi``'s). Engines other than Ray Data
     (the Spark bridge) run its ``chunk_reads`` in tasks of their own."""
+    # From here on the URI is shown in errors, logs and the planner's name.
+    table_uri, storage_options = move_credentials(table_uri, storage_options or {})
+    if columns is not None and (isinstance(columns, (str, bytes)) or not all(isinstance(c, str) for c in columns)):
+        # A bare string would be read as a list of one-letter columns.
+        raise HudiConfigError(f"columns must be a list of column names, got {columns!r} (reading {table_uri})")
+    if isinstance(prefetch_depth, bool) or not isinstance(prefetch_depth, int) or prefetch_depth < 0:
+        raise HudiConfigError(f"prefetch_depth must be an integer >= 0, got {prefetch_depth!r} (reading {table_uri})")
     all_hudi = {str(k): str(v) for k, v in (hudi_options or {}).items()}
+    warn_unknown_keys(all_hudi)
     table_hudi = {k: v for k, v in all_hudi.items() if not is_read_config(k) and k not in LEGACY_READ_KEYS}
     read_opts = _read_options(query_type, filters, all_hudi, as_of_timestamp, start_timestamp, end_timestamp)
     size = batch_size if batch_size is not None else (read_opts.batch_size() or DEFAULT_BATCH_SIZE)
-    if int(size) <= 0:
-        raise HudiConfigError(f"batch_size must be > 0, got {size} (reading {table_uri})")
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise HudiConfigError(f"batch_size must be an integer > 0, got {size!r} (reading {table_uri})")
     if isinstance(planner, str):
-        handle = get_planner(planner)
+        try:
+            handle = get_planner(planner)
+        except ValueError as exc:
+            raise HudiConfigError(
+                f"planner={planner!r}: no planner actor of that name in namespace {PLANNER_NAMESPACE!r} "
+                f"(reading {table_uri}); pass planner=None to use the table's own"
+            ) from exc
     elif planner is None:
         handle = get_or_create_planner(
             table_uri, hudi_options=table_hudi, storage_options=storage_options, actor_options=planner_options
@@ -555,6 +571,10 @@ def read_hudi(
     The read is pinned to the table's timeline as of this call: executing the
     dataset later, or again, reads the same snapshot.
     """
+    if override_num_blocks is not None and (
+        isinstance(override_num_blocks, bool) or not isinstance(override_num_blocks, int) or override_num_blocks <= 0
+    ):
+        raise HudiConfigError(f"override_num_blocks must be an integer > 0, got {override_num_blocks!r}")
     datasource = hudi_datasource(
         table_uri,
         query_type=query_type,

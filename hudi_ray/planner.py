@@ -39,6 +39,7 @@ from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiSchemaError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.storage import Storage
+from hudi_ray.core.storage.paths import move_credentials
 from hudi_ray.core.storage.storage import normalize_base_uri
 from hudi_ray.core.table import HudiQueryType, HudiReadOptions, HudiTable, HudiTableBuilder
 from hudi_ray.core.table.table import HudiReadPlan
@@ -148,11 +149,13 @@ class HudiPlanner:
         refresh_interval_s: float = 0.0,
         max_snapshots: int = MAX_SNAPSHOTS,
     ) -> None:
+        # The URI is logged and shipped with snapshots; its credentials are options.
+        table_uri, storage_opts = move_credentials(table_uri, storage_options or {})
         if refresh_interval_s < 0:
             raise HudiConfigError(f"refresh_interval_s must be >= 0, got {refresh_interval_s} (planner of {table_uri})")
         self._uri = table_uri
         self._hudi = dict(hudi_options or {})
-        self._storage_options = dict(storage_options or {})
+        self._storage_options = storage_opts
         self._refresh_interval_s = refresh_interval_s
         self._max_snapshots = max(1, max_snapshots)
         self._snapshots: OrderedDict[str, tuple[PlannerSnapshot, HudiTable, threading.Lock]] = OrderedDict()

@@ -144,7 +144,7 @@ def test_dataframe_outlives_every_python_reference(spark, table_path) -> None:
 
 def test_any_dataset_and_release(spark) -> None:
     """Datasets that are not a plain read_hudi go through block conversion tasks;
-    ``release`` frees a DataFrame's data and later actions fail."""
+    ``release`` drops the driver's hold on a DataFrame's data."""
     source = ray.data.from_arrow(numbered_rows(0, 5_000)).map_batches(
         lambda t: t.append_column("double", pa.compute.multiply(t["value"], 2)), batch_format="pyarrow"
     )
@@ -156,9 +156,7 @@ def test_any_dataset_and_release(spark) -> None:
     assert df._hudi_ray_handoff_id in held
     assert release(df) is True
     assert release(df) is False
-    gc.collect()
-    with pytest.raises(Exception, match=r"(?i)lost|unreconstructable|owner|freed"):
-        df.count()
+    assert df._hudi_ray_handoff_id not in {h.handoff_id for h in handoffs()}
 
 
 def test_partitions_follow_the_plan(spark, tmp_path) -> None:

@@ -27,6 +27,14 @@ def _errors(uri: str) -> Iterator[None]:
         if isinstance(exc, pa.ArrowInvalid) or "parquet" in msg.lower() or "magic" in msg.lower():
             raise HudiCorruptFileError(f"Cannot decode Parquet base file {uri}: {msg}") from exc
         raise HudiStorageError(f"Cannot read base file {uri}: {msg}") from exc
+    except UnicodeDecodeError as exc:
+        # pyarrow decodes column names and key-value metadata as UTF-8 when opening a file.
+        raise HudiCorruptFileError(
+            f"Cannot decode Parquet base file {uri}: text at byte {exc.start} of {exc.object[:64]!r} is not UTF-8"
+        ) from exc
+    except (pa.ArrowException, MemoryError) as exc:
+        # Other Arrow failures (unsupported encodings, oversized allocations) come from the file's content.
+        raise HudiCorruptFileError(f"Cannot decode Parquet base file {uri}: {type(exc).__name__}: {exc}") from exc
 
 
 class FooterCache:

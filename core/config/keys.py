@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
+import threading
+import warnings
+from collections.abc import Iterable
 from enum import Enum
 
 
@@ -62,6 +66,47 @@ class HudiReadConfig(str, Enum):
 
 READ_CONFIG_PREFIX = "hoodie.read."
 _READ_KEYS = {m.value for m in HudiReadConfig}
+
+# Keys Hudi writes to hoodie.properties or that this reader consults without an enum
+# member; passing them back as options is legitimate.
+_OTHER_KNOWN_KEYS = {
+    "hoodie.compaction.record.merger.strategy",
+    "hoodie.keygen.timebased.input.dateformat",
+    "hoodie.keygen.timebased.output.dateformat",
+    "hoodie.keygen.timebased.timestamp.type",
+    "hoodie.keygen.timebased.timezone",
+    "hoodie.record.merge.strategy.id",
+    "hoodie.table.cdc.enabled",
+    "hoodie.table.format",
+    "hoodie.table.index.defs.path",
+    "hoodie.table.initial.version",
+    "hoodie.table.legacy.payload.class",
+    "hoodie.table.metadata.partitions.inflight",
+    "hoodie.read.file_group.start_timestamp",
+    "hoodie.read.file_group.end_timestamp",
+}
+KNOWN_KEYS = frozenset({m.value for m in HudiTableConfig} | _READ_KEYS | _OTHER_KNOWN_KEYS)
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def warn_unknown_keys(keys: Iterable[str]) -> None:
+    """Warn, once per key and process, about ``hoodie.*`` options this reader does not know.
+
+    A misspelt key would otherwise be ignored silently, the read quietly
+    falling back to the default the caller meant to override.
+    """
+    for key in keys:
+        key = key_str(key)
+        if not key.startswith("hoodie.") or key in KNOWN_KEYS:
+            continue
+        with _warned_lock:
+            if key in _warned:
+                continue
+            _warned.add(key)
+        close = difflib.get_close_matches(key, sorted(KNOWN_KEYS), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        warnings.warn(f"Unknown Hudi option {key!r} is ignored{hint}", UserWarning, stacklevel=3)
 
 
 def is_read_config(key: str) -> bool:

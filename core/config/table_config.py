@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hudi_ray.core.config.keys import HudiTableConfig as K
-from hudi_ray.core.exceptions import HudiConfigError
+from hudi_ray.core.exceptions import HudiConfigError, HudiUnsafePathError
+from hudi_ray.core.storage.paths import metadata_path_problem
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
@@ -84,7 +85,15 @@ class TableConfig:
     def timeline_path(self) -> str:
         """Folder of active instants, relative to the base path."""
         if self.table_version >= 8:
-            return ".hoodie/" + (self.get(K.TIMELINE_PATH) or "timeline").strip("/")
+            folder = (self.get(K.TIMELINE_PATH) or "timeline").strip("/")
+            # The folder is listed and its files read: it must stay in .hoodie.
+            problem = metadata_path_problem(folder)
+            if problem is not None:
+                raise HudiUnsafePathError(
+                    f"{K.TIMELINE_PATH.value}={folder!r} in {self.source} {problem}; "
+                    "the timeline must be a folder inside .hoodie"
+                )
+            return ".hoodie/" + folder
         return ".hoodie"
 
     @property
@@ -145,17 +154,32 @@ class TableConfig:
 
     def validate(self) -> None:
         """Check the configs every read depends on, naming the bad key."""
-        _ = self.table_name, self.table_type, self.table_version
+        _ = self.table_name, self.table_type
+        # Without it the version defaults to 6 and a newer table's timeline
+        # is looked for in the wrong folder, so the table reads as empty.
+        if not (self.get(K.TABLE_VERSION) or "").strip():
+            raise HudiConfigError(f"Missing required config {K.TABLE_VERSION.value} in {self.source}")
         if self.table_version not in (5, 6, 7, 8, 9):
             raise HudiConfigError(
                 f"Unsupported {K.TABLE_VERSION.value}={self.table_version} in {self.source}; "
                 "supported versions are 6, 8 and 9"
             )
+        expected_layout = 2 if self.table_version >= 8 else 1
+        if self.timeline_layout_version != expected_layout:
+            raise HudiConfigError(
+                f"{K.TABLE_VERSION.value}={self.table_version} in {self.source} expects "
+                f"{K.TIMELINE_LAYOUT_VERSION.value}={expected_layout}, found {self.timeline_layout_version}"
+            )
         if self.timezone.upper() not in ("UTC", "LOCAL"):
             raise HudiConfigError(
                 f"Unsupported {K.TIMELINE_TIMEZONE.value}={self.timezone!r} in {self.source}; expected UTC or LOCAL"
             )
-        for key in (K.IS_HIVE_STYLE_PARTITIONING, K.IS_PARTITION_PATH_URLENCODED, K.DROPS_PARTITION_FIELDS):
+        for key in (
+            K.IS_HIVE_STYLE_PARTITIONING,
+            K.IS_PARTITION_PATH_URLENCODED,
+            K.DROPS_PARTITION_FIELDS,
+            K.METADATA_TABLE_ENABLED,
+        ):
             self._bool(key, False)
 
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -21,6 +21,7 @@ from hudi_ray.core.file_group.file_slice import (
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
+from hudi_ray.core.timeline.instant import CLEAN
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,11 @@ class FileSystemView:
         self._partitioner = partitioner
         self._partitions: list[str] | None = None
         self._listings: dict[str, list[FileInfo]] = {}
+        # Listings the metadata table gave: they hold no partition metafile.
+        self._from_metadata: set[str] = set()
+        # Partitions commits wrote into that the storage listing did not find.
+        self._unlisted: set[str] = set()
+        self._cleaned: set[tuple[str, str]] | None = None
         self._lock = threading.Lock()
 
     # -- visibility ----------------------------------------------------------
@@ -131,6 +137,7 @@ class FileSystemView:
         """Take partitions' file listings from elsewhere (the metadata table)."""
         with self._lock:
             self._listings.update(listings)
+            self._from_metadata.update(listings)
 
     def partition_paths(self) -> list[str]:
         """Every partition path of the table, listed from storage."""
@@ -159,8 +166,19 @@ class FileSystemView:
                 found.extend(nxt)
                 break
             frontier = nxt
-        self._partitions = sorted(found)
+        # A partition a commit wrote but storage lacks stays in the list, so
+        # that partition pruning decides whether the read needs it; reads
+        # that do fail instead of returning fewer rows.
+        self._unlisted = self._written_partitions() - set(found)
+        self._partitions = sorted(set(found) | self._unlisted)
         return self._partitions
+
+    def _written_partitions(self) -> set[str]:
+        return {
+            stat["partitionPath"]
+            for instant in self.timeline.data_instants
+            for stat in self.timeline.write_stats(instant)
+        }
 
     def file_groups(self, partitions: list[str]) -> list[FileGroup]:
         groups: dict[tuple[str, str], FileGroup] = {}
@@ -198,6 +216,7 @@ class FileSystemView:
         keep_group: Callable[[str, str], bool] | None = None,
     ) -> list[HudiFileSlice]:
         replaced = self.replaced_file_groups(visibility)
+        partitions = self._present_partitions(partitions, visibility, replaced)
         groups = self.file_groups(partitions)
         self._check_committed_files_exist(groups, set(partitions), visibility, replaced)
         slices: list[HudiFileSlice] = []
@@ -272,6 +291,37 @@ class FileSystemView:
         chosen.sort(key=lambda kv: (kv[0], kv[1].version, kv[1].write_token))
         return [lf for _, lf in chosen]
 
+    def _expected_writes(
+        self, partitions: set[str], visibility: Visibility, replaced: set[tuple[str, str]]
+    ) -> Iterator[tuple[HudiInstant, dict]]:
+        """Write stats of visible instants into ``partitions``, for file groups not replaced."""
+        for instant in self.timeline.data_instants:
+            if instant.timestamp not in visibility.instants:
+                continue
+            for stat in self.timeline.write_stats(instant):
+                partition = stat["partitionPath"]
+                if partition in partitions and (partition, stat["fileId"]) not in replaced:
+                    yield instant, stat
+
+    def _present_partitions(
+        self, partitions: list[str], visibility: Visibility, replaced: set[tuple[str, str]]
+    ) -> list[str]:
+        """``partitions`` without unlisted ones; an error when this read needs one."""
+        unlisted = self._unlisted.intersection(partitions)
+        if not unlisted:
+            return partitions
+        for instant, stat in self._expected_writes(unlisted, visibility, replaced):
+            partition = stat["partitionPath"]
+            if (partition, "") in self._cleaned_files():
+                continue  # a clean deleted the whole partition after a replace
+            if self.storage.exists(partition):
+                raise self._missing_metafile(partition, instant)
+            raise HudiFileNotFoundError(
+                f"Partition {self.storage.uri(partition)} written to by completed instant {instant.timestamp} "
+                f"({instant.action}) is missing from storage"
+            )
+        return [p for p in partitions if p not in unlisted]
+
     def _check_committed_files_exist(
         self,
         groups: list[FileGroup],
@@ -279,33 +329,111 @@ class FileSystemView:
         visibility: Visibility,
         replaced: set[tuple[str, str]],
     ) -> None:
-        """Fail when a visible commit wrote a base file that storage no longer has.
+        """Fail when a file a visible commit wrote, and this read needs, is
+        gone from storage without a clean having removed it.
 
         Without this a deleted file would silently fall back to an older
-        version of its file group (or to nothing).
+        version of its file group (or to nothing), and a deleted log file
+        would drop its updates and deletes. A file a later slice of its group
+        supersedes is not needed by a read that sees that slice.
         """
-        listed: dict[tuple[str, str], str] = {}
+        names: dict[tuple[str, str], set[str]] = {}
+        visible: dict[tuple[str, str], list[str]] = {}
+        completed: dict[tuple[str, str], list[str]] = {}
         for g in groups:
-            for base, _, _ in g.base_files:
-                key = (g.partition_path, g.file_id)
-                listed[key] = max(listed.get(key, ""), base.instant_time)
-        for instant in self.timeline.data_instants:
-            if instant.timestamp not in visibility.instants:
+            key = (g.partition_path, g.file_id)
+            names[key] = {name for _, name, _ in g.base_files} | {lf.name for lf in g.log_files}
+            times = [b.instant_time for b, _, _ in g.base_files]
+            visible[key] = sorted(t for t in times if visibility.sees(t))
+            # Files of pending or failed writes supersede nothing.
+            completed[key] = sorted(t for t in times if self.timeline.is_completed_data_instant(t))
+        # Groups a later replace commit (one this read may not see) replaced:
+        # a clean may remove those files as well.
+        replaced_later = {
+            (partition, file_id)
+            for instant in self.timeline.get_completed_replacecommits()
+            for partition, ids in self.timeline.replaced_file_ids(instant).items()
+            for file_id in ids
+        }
+        wrote_into: dict[str, HudiInstant] = {}
+        for instant, stat in self._expected_writes(partitions, visibility, replaced):
+            path = stat["path"]
+            partition = stat["partitionPath"]
+            wrote_into.setdefault(partition, instant)
+            name = path.rsplit("/", 1)[-1]
+            key = (partition, stat["fileId"])
+            if name in names.get(key, ()):
                 continue
-            for stat in self.timeline.write_stats(instant):
-                path = stat.get("path") or ""
-                partition = stat.get("partitionPath") or ""
-                name = path.rsplit("/", 1)[-1]
-                base = parse_base_file_name(name)
-                if base is None or partition not in partitions:
+            base = parse_base_file_name(name)
+            if base is not None:
+                if not self._in_latest_slice(base.instant_time, visible.get(key, [])):
                     continue
-                key = (partition, base.file_id)
-                if key in replaced or listed.get(key, "") >= base.instant_time:
+                superseded = not self._in_latest_slice(base.instant_time, completed.get(key, []))
+                what = "Base file"
+            else:
+                lf = parse_log_file_name(name)
+                if lf is None or lf.is_cdc:
                     continue
-                raise HudiFileNotFoundError(
-                    f"Base file {self.storage.uri(path)} written by completed instant "
-                    f"{instant.timestamp} ({instant.action}) is missing from storage"
-                )
+                slice_key = self._log_slice_key(lf)
+                if not self._in_latest_slice(slice_key, visible.get(key, [])):
+                    continue
+                superseded = not self._in_latest_slice(slice_key, completed.get(key, []))
+                what = "Log file"
+            # Time travel may need a file a later slice supersedes; a clean
+            # may have removed that one, and then fewer rows are expected.
+            cleaned = self._cleaned_files()
+            if (superseded or key in replaced_later) and ((partition, name) in cleaned or (partition, "") in cleaned):
+                continue
+            raise HudiFileNotFoundError(
+                f"{what} {self.storage.uri(path)} written by completed instant "
+                f"{instant.timestamp} ({instant.action}) is missing from storage"
+            )
+        for partition, instant in sorted(wrote_into.items()):
+            if partition in self._from_metadata:
+                continue
+            if not any(e.name.startswith(_PARTITION_METAFILE) for e in self._list(partition)):
+                raise self._missing_metafile(partition, instant)
+
+    def _missing_metafile(self, partition: str, instant: HudiInstant) -> HudiFileNotFoundError:
+        path = f"{partition}/{_PARTITION_METAFILE}" if partition else _PARTITION_METAFILE
+        return HudiFileNotFoundError(
+            f"Partition metafile {self.storage.uri(path)} of partition {partition!r}, written to by "
+            f"completed instant {instant.timestamp} ({instant.action}), is missing from storage"
+        )
+
+    def _log_slice_key(self, lf: LogFile) -> str:
+        """The time that places a log in a slice, as ``_logs_of_latest_slice`` does."""
+        if self.config.table_version >= 8:
+            instant = self.timeline.find(lf.base_instant)
+            if instant is not None:
+                return instant.completed_at
+        return lf.base_instant
+
+    @staticmethod
+    def _in_latest_slice(key: str, bases: list[str]) -> bool:
+        """Whether a file placed at ``key`` belongs to the slice of the newest of ``bases``."""
+        return not bases or max((b for b in bases if b <= key), default=None) == bases[-1]
+
+    def _cleaned_files(self) -> set[tuple[str, str]]:
+        """(partition, file name) of every file a completed clean deleted, and
+        (partition, "") for partitions a clean deleted whole."""
+        with self._lock:
+            if self._cleaned is not None:
+                return self._cleaned
+        cleaned: set[tuple[str, str]] = set()
+        for instant in self.timeline.instants:
+            if instant.action != CLEAN:
+                continue
+            meta = self.timeline.get_instant_metadata(instant)
+            for partition, part in (meta.get("partitionMetadata") or {}).items():
+                part = part or {}
+                for path in part.get("successDeleteFiles") or []:
+                    cleaned.add((partition, str(path).rsplit("/", 1)[-1]))
+                if part.get("isPartitionDeleted"):
+                    cleaned.add((partition, ""))
+        with self._lock:
+            self._cleaned = cleaned
+        return cleaned
 
     def _fill_record_counts(self, slices: list[HudiFileSlice]) -> None:
         """Record counts from the writing commit's stats, without opening files."""

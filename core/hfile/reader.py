@@ -28,6 +28,8 @@ _MAGIC_INTERMEDIATE = b"IDXINTE2"
 _MAGIC_FILE_INFO = b"FILEINF2"
 _CODEC_GZ = 1
 _CODEC_NONE = 2
+# HBase's index grows a level per ~128x more blocks; 64 levels is beyond any real file.
+_MAX_INDEX_LEVELS = 64
 
 
 def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
@@ -91,6 +93,37 @@ def _row_of_key(key: bytes) -> bytes:
         return key
     (n,) = struct.unpack_from(">H", key, 0)
     return key[2 : 2 + n]
+
+
+# Deflate cannot expand data by more than about 1032:1, so a block header
+# declaring more than this per compressed byte is lying.
+_MAX_INFLATE_RATIO = 1032
+
+
+def _inflate(payload: bytes, declared: int, where: str, offset: int) -> bytes:
+    """Gunzip a block payload, never producing more than the header's declared size.
+
+    A corrupt or hostile block may inflate to gigabytes; stopping at the
+    declared size bounds memory by what the file claims, which itself is
+    bounded by the deflate ratio of the bytes on disk.
+    """
+    if declared < 0 or declared > len(payload) * _MAX_INFLATE_RATIO + 64:
+        raise HudiCorruptFileError(
+            f"HFile {where}: block at offset {offset} declares {declared} uncompressed bytes "
+            f"for {len(payload)} compressed bytes"
+        )
+    inflater = zlib.decompressobj(31)
+    out = inflater.decompress(payload, declared + 1)
+    if not inflater.eof and len(out) <= declared and inflater.unconsumed_tail:
+        # Output may stop exactly at the limit before the gzip trailer is read.
+        out += inflater.decompress(inflater.unconsumed_tail, 1)
+    if len(out) > declared:
+        raise HudiCorruptFileError(
+            f"HFile {where}: block at offset {offset} inflates past its declared {declared} bytes"
+        )
+    if not inflater.eof:
+        raise HudiCorruptFileError(f"HFile {where}: gzip data of the block at offset {offset} is truncated")
+    return out
 
 
 @dataclass(frozen=True)
@@ -203,6 +236,12 @@ class HFileReader:
             major=major,
             minor=minor,
         )
+        if not 0 <= trailer.index_levels <= _MAX_INDEX_LEVELS:
+            # Walking a bogus depth would loop for as many levels as the varint claims.
+            raise HudiCorruptFileError(
+                f"HFile {self.where}: trailer at offset {size - TRAILER_SIZE} declares "
+                f"{trailer.index_levels} index levels"
+            )
         for name, off in (("file info", trailer.file_info_offset), ("load-on-open", trailer.load_on_open_offset)):
             if not 0 <= off < size - TRAILER_SIZE:
                 raise HudiCorruptFileError(f"HFile {self.where}: {name} offset {off} lies outside the file")
@@ -225,13 +264,13 @@ class HFileReader:
         on_disk, uncompressed = struct.unpack_from(">ii", h, 8)
         (data_with_header,) = struct.unpack_from(">i", h, 29)
         end = offset + HEADER_SIZE + on_disk
-        if on_disk < 0 or data_with_header < HEADER_SIZE or end > self.source.size:
+        if on_disk < 0 or not HEADER_SIZE <= data_with_header <= HEADER_SIZE + on_disk or end > self.source.size:
             raise HudiCorruptFileError(f"HFile {self.where}: block at {offset} runs past the end of the file")
         if len(raw) < data_with_header:
             raw = self._raw(offset, data_with_header)
         payload = raw[HEADER_SIZE:data_with_header]
         if self.trailer.codec == _CODEC_GZ:
-            payload = zlib.decompress(payload, 31)
+            payload = _inflate(payload, uncompressed, self.where, offset)
         if len(payload) != uncompressed:
             raise HudiCorruptFileError(f"HFile {self.where}: block at {offset} decodes to the wrong size")
         return payload, end
@@ -254,6 +293,8 @@ class HFileReader:
     @staticmethod
     def _non_root_entries(payload: bytes) -> list[BlockRef]:
         (n,) = struct.unpack_from(">i", payload, 0)
+        if n < 0 or 4 + 4 * (n + 1) > len(payload):
+            raise ValueError(f"index block declares {n} entries in {len(payload)} bytes")
         offsets = struct.unpack_from(f">{n + 1}i", payload, 4)
         base = 4 + 4 * (n + 1)
         out = []
@@ -329,6 +370,12 @@ class HFileReader:
         n = len(payload)
         while pos < n:
             key_len, value_len = struct.unpack_from(">ii", payload, pos)
+            # A negative length would move the cursor backwards and loop forever.
+            if key_len < 2 or value_len < 0 or pos + 8 + key_len + value_len > n:
+                raise HudiCorruptFileError(
+                    f"HFile {self.where}: cell at byte {pos} of the data block at offset {ref.offset} "
+                    f"has key length {key_len} and value length {value_len}, outside its {n}-byte block"
+                )
             pos += 8
             (row_len,) = struct.unpack_from(">H", payload, pos)
             row = payload[pos + 2 : pos + 2 + row_len]

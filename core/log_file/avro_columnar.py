@@ -66,6 +66,8 @@ class _Cursor:
         unpack = _I32.unpack_from
         for i in range(count):
             (n,) = unpack(content, pos)
+            if n < 0:
+                raise ValueError(f"record {i} has negative length {n} at content offset {pos}")
             starts[i] = pos + 4
             pos += 4 + n
         if pos > len(content):
@@ -104,6 +106,10 @@ class _Cursor:
         if len(lengths) and lengths.min() < 0:
             raise ValueError("negative length")
         starts = self.pos[rows]
+        # Check against the block before sizing the gather by the lengths: a
+        # corrupt length would otherwise allocate its full claimed size.
+        if len(lengths) and int((starts + lengths).max()) > self.last + 1:
+            raise ValueError(f"a value length of up to {int(lengths.max())} bytes runs past the end of the block")
         total = int(lengths.sum())
         offsets = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -162,6 +168,13 @@ def _column(cur: _Cursor, n: int, branch: int | None, t: Any, raw: pa.DataType) 
         np.cumsum(lengths, out=full[1:])
         arrow_type = pa.large_string() if kind == "string" else pa.large_binary()
         arr = pa.Array.from_buffers(arrow_type, n, [mask, pa.py_buffer(full.tobytes()), pa.py_buffer(data.tobytes())])
+        if kind == "string":
+            # from_buffers trusts the bytes: invalid UTF-8 would only fail in
+            # whatever consumes the batch later, far from the file at fault.
+            try:
+                arr.validate(full=True)
+            except pa.ArrowInvalid as exc:
+                raise ValueError(f"invalid UTF-8 in a string value ({exc})") from exc
         return arr.cast(raw)
     if kind == "fixed":
         width = int(t["size"])
@@ -181,5 +194,12 @@ def decode_columnar(
 ) -> pa.Table:
     """Records of a block whose content starts with version and count ints."""
     cur = _Cursor(content, count)
-    columns = [_column(cur, count, branch, t, raw_schema.field(name).type) for name, branch, t in fields]
+    columns = []
+    for name, branch, t in fields:
+        try:
+            columns.append(_column(cur, count, branch, t, raw_schema.field(name).type))
+        except ValueError as exc:
+            if isinstance(exc, pa.ArrowException):
+                raise
+            raise ValueError(f"column {name!r}: {exc}") from exc
     return pa.Table.from_arrays(columns, schema=raw_schema)

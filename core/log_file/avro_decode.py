@@ -85,6 +85,8 @@ class BlockDecoder:
         pos = 8
         for _ in range(count):
             (length,) = _I32.unpack_from(content, pos)
+            if length < 0 or pos + 4 + length > len(content):
+                raise ValueError(f"record length {length} at content offset {pos} runs outside the block")
             pos += 4
             datums += view[pos : pos + length]
             pos += length

@@ -107,8 +107,14 @@ def decode_avro_block(block: LogBlock) -> pa.Table:
         count = _I32.unpack_from(content, 4)[0]
     except struct.error as exc:
         raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
-    if version not in (1, 2, 3) or count < 0:
+    if version not in (1, 2, 3):
         raise HudiCorruptFileError(f"Unsupported Avro block content version {version} in {block.where()}")
+    # Every record carries a 4-byte length prefix, which bounds what the count may claim
+    # before anything is allocated for it.
+    if count < 0 or count > (len(content) - 8) // 4:
+        raise HudiCorruptFileError(
+            f"{block.where()} declares {count} records in {len(content)} bytes of content (offset 4 of the content)"
+        )
     try:
         return decoder.decode(content, count)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
@@ -119,8 +125,12 @@ def decode_avro_block(block: LogBlock) -> pa.Table:
 
 def decode_parquet_block(block: LogBlock) -> pa.Table:
     try:
-        return pq.read_table(pa.BufferReader(bytes(block.content)))
-    except (pa.ArrowInvalid, OSError) as exc:
+        table = pq.read_table(pa.BufferReader(bytes(block.content)))
+        # The Parquet reader does not check that strings are UTF-8; bad ones
+        # would only fail in whatever consumes the batch later.
+        table.validate(full=True)
+        return table
+    except (pa.ArrowException, OSError, UnicodeDecodeError, MemoryError) as exc:
         raise HudiCorruptFileError(f"Cannot decode the Parquet content of {block.where()}: {exc}") from exc
 
 
@@ -132,6 +142,11 @@ def decode_delete_block(block: LogBlock) -> DeleteRecords:
         payload = content[8 : 8 + length]
     except struct.error as exc:
         raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
+    if version == 3 and not 0 <= length <= len(content) - 8:
+        raise HudiCorruptFileError(
+            f"{block.where()} declares {length} bytes of delete records at content offset 4, "
+            f"but holds {len(content) - 8}"
+        )
     if version != 3:
         raise HudiUnsupportedError(
             f"Delete block content version {version} (Java-serialized keys) in {block.where()} is not supported"

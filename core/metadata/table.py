@@ -13,8 +13,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from hudi_ray.core.config import TableConfig, load_table_config
-from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError
+from hudi_ray.core.config import HudiTableConfig, TableConfig, load_table_config
+from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiUnsafePathError
 from hudi_ray.core.expr.stats import ColumnStats
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, snapshot_visibility
 from hudi_ray.core.hfile import HFileReader
@@ -38,6 +38,7 @@ from hudi_ray.core.metadata.records import (
 )
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import FileInfo, Storage
+from hudi_ray.core.storage.paths import check_file_name, check_metadata_path
 from hudi_ray.core.timeline import HudiTimeline
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ class MetadataTable:
     @classmethod
     def open(cls, data_storage: Storage, data_config: TableConfig, data_timeline: HudiTimeline) -> MetadataTable | None:
         """The metadata table, or None when the table has none (or it is switched off)."""
-        if data_config.get("hoodie.metadata.enable", "true").strip().lower() == "false":
+        if not data_config._bool(HudiTableConfig.METADATA_TABLE_ENABLED, True):
             return None
         enabled = {p.strip() for p in (data_config.get("hoodie.table.metadata.partitions") or "").split(",") if p}
         inflight = {p.strip() for p in (data_config.get("hoodie.table.metadata.partitions.inflight") or "").split(",")}
@@ -97,6 +98,8 @@ class MetadataTable:
         try:
             config = load_table_config(storage, {})
             timeline = HudiTimeline.load(storage, config)
+        except HudiUnsafePathError:
+            raise  # a crafted table, not a missing metadata table: never read on quietly
         except HudiCoreError as exc:
             log.warning("Ignoring the metadata table of %s: %s", data_storage.base_url, exc)
             return None
@@ -224,7 +227,20 @@ class MetadataTable:
         rec = self.records(FILES, keys=[ALL_PARTITIONS_KEY]).get(ALL_PARTITIONS_KEY)
         if rec is None:
             return []
-        return sorted("" if p == NON_PARTITIONED else p for p in live_files(rec))
+        paths = sorted("" if p == NON_PARTITIONED else p for p in live_files(rec))
+        for p in paths:
+            # Partitions are listed and their files read: a crafted record must
+            # not point the read outside the table.
+            if p:
+                check_metadata_path(p, "Partition", self._where(ALL_PARTITIONS_KEY), self._data_base_url)
+        return paths
+
+    @property
+    def _data_base_url(self) -> str:
+        return self.storage.base_url.removesuffix("/" + METADATA_PATH)
+
+    def _where(self, key: str) -> str:
+        return f"record {key!r} of the {FILES!r} partition of the metadata table {self.storage.base_url}"
 
     def files(self, partitions: Iterable[str]) -> dict[str, list[FileInfo]]:
         wanted = {NON_PARTITIONED if p == "" else p: p for p in partitions}
@@ -233,6 +249,8 @@ class MetadataTable:
         for key, partition in wanted.items():
             rec = recs.get(key)
             files = live_files(rec) if rec else {}
+            for n in files:
+                check_file_name(n, "File name", self._where(key), self._data_base_url)
             out[partition] = [
                 FileInfo(name=n, path=f"{partition}/{n}" if partition else n, size=s, is_dir=False)
                 for n, s in sorted(files.items())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 
 import pyarrow as pa
 
@@ -51,3 +51,43 @@ def conform_table(
     if isinstance(table, pa.RecordBatch):
         return pa.RecordBatch.from_arrays(arrays, schema=target)
     return pa.Table.from_arrays(arrays, schema=target)
+
+
+def _one_char_apart(a: str, b: str) -> bool:
+    return len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
+
+
+def check_missing_columns(
+    target: pa.Schema,
+    present: Collection[str],
+    where: str,
+    *,
+    unknown: Callable[[], Iterable[str]] | None = None,
+    filled: Collection[str] = (),
+) -> None:
+    """Fail when a column ``target`` needs is absent from a file for a reason
+    other than schema evolution.
+
+    ``conform_table`` reads a missing column as nulls, which is right for a
+    nullable column added after the file was written. A required column can
+    not have been added that way, and a missing column next to a file column
+    the table does not know, one character apart, is a damaged name: reading
+    either as nulls would hand back wrong data without a word. ``unknown``
+    (the file's columns the table schema lacks) is only called when a column
+    is missing; ``filled`` are the columns taken from constants.
+    """
+    missing = [f for f in target if f.name not in present and f.name not in filled]
+    if not missing:
+        return
+    strangers = list(unknown()) if unknown is not None else []
+    for f in missing:
+        near = [c for c in strangers if _one_char_apart(c, f.name)]
+        if near:
+            raise HudiSchemaError(
+                f"Column {f.name!r} is missing from {where}, which has a column {near[0]!r} the table "
+                "schema does not know: the column name is damaged"
+            )
+        if not f.nullable:
+            raise HudiSchemaError(
+                f"Required column {f.name!r} (not nullable in the table schema) is missing from {where}"
+            )

@@ -42,11 +42,14 @@ class _Converter:
     def __init__(self, where: str) -> None:
         self.where = where
         self.named: dict[str, Any] = {}
+        self._open: set[int] = set()
 
     def _register(self, schema: dict[str, Any], namespace: str | None) -> str | None:
         name = schema.get("name")
         if not name:
             return namespace
+        if not isinstance(name, str) or not isinstance(schema.get("namespace", ""), (str, type(None))):
+            raise HudiSchemaError(f"Avro type name {name!r} in {self.where} is not a string")
         ns = schema.get("namespace", namespace)
         full = name if "." in name or not ns else f"{ns}.{name}"
         self.named[full] = schema
@@ -73,52 +76,86 @@ class _Converter:
             return self.field_type(named, namespace, path)
         if not isinstance(schema, dict):
             raise HudiSchemaError(f"Malformed Avro type at column {path} in {self.where}")
-        typ = schema.get("type")
+        typ = self._attr(schema, "type", path)
         logical = schema.get("logicalType")
         if typ in ("record", "error"):
             ns = self._register(schema, namespace)
-            return pa.struct(self.fields(schema, ns, path)), False
+            if id(schema) in self._open:
+                # Arrow has no recursive types; following the reference would never end.
+                raise HudiSchemaError(f"Recursive Avro record {schema.get('name')!r} at column {path} in {self.where}")
+            self._open.add(id(schema))
+            try:
+                return pa.struct(self.fields(schema, ns, path)), False
+            finally:
+                self._open.discard(id(schema))
         if typ == "enum":
             self._register(schema, namespace)
             return pa.string(), False
         if typ == "fixed":
             self._register(schema, namespace)
             if logical == "decimal":
-                return _decimal(schema), False
+                return _decimal(schema, self, path), False
             if logical == "duration":
                 return pa.month_day_nano_interval(), False
-            return pa.binary(int(schema["size"])), False
+            return pa.binary(self._int_attr(schema, "size", path, minimum=0)), False
         if typ == "array":
-            item, item_null = self.field_type(schema["items"], namespace, f"{path}.element")
+            items = self._attr(schema, "items", path)
+            item, item_null = self.field_type(items, namespace, f"{path}.element")
             return pa.list_(pa.field("element", item, nullable=item_null)), False
         if typ == "map":
-            value, value_null = self.field_type(schema["values"], namespace, f"{path}.value")
+            values = self._attr(schema, "values", path)
+            value, value_null = self.field_type(values, namespace, f"{path}.value")
             return pa.map_(pa.field("key", pa.string(), nullable=False), pa.field("value", value, value_null)), False
-        if typ in _PRIMITIVES:
-            return _logical(typ, logical, schema), False
-        if isinstance(typ, (dict, list)) or typ in self.named:
+        if isinstance(typ, str) and typ in _PRIMITIVES:
+            return _logical(typ, logical, schema, self, path), False
+        if isinstance(typ, (dict, list)) or (isinstance(typ, str) and typ in self.named):
             return self.field_type(typ, namespace, path)
         raise HudiSchemaError(f"Unsupported Avro type {typ!r} at column {path} in {self.where}")
 
+    def _attr(self, schema: dict[str, Any], key: str, path: str) -> Any:
+        if key not in schema:
+            raise HudiSchemaError(f"Avro schema of column {path or '<record>'} in {self.where} lacks {key!r}")
+        return schema[key]
+
+    def _int_attr(self, schema: dict[str, Any], key: str, path: str, minimum: int, default: int | None = None) -> int:
+        raw = schema.get(key, default) if default is not None else self._attr(schema, key, path)
+        if not isinstance(raw, int) or isinstance(raw, bool) or raw < minimum:
+            raise HudiSchemaError(
+                f"Avro schema of column {path} in {self.where} has {key}={raw!r}; expected an integer >= {minimum}"
+            )
+        return raw
+
     def fields(self, record: dict[str, Any], namespace: str | None, prefix: str) -> list[pa.Field]:
         out = []
-        for f in record.get("fields", []):
+        fields = record.get("fields", [])
+        if not isinstance(fields, list):
+            raise HudiSchemaError(f"Avro record {prefix or record.get('name')!r} in {self.where} has no field list")
+        for i, f in enumerate(fields):
+            if not isinstance(f, dict) or not isinstance(f.get("name"), str):
+                raise HudiSchemaError(
+                    f"Field {i} of Avro record {prefix or record.get('name')!r} in {self.where} has no name"
+                )
             name = f["name"]
             path = f"{prefix}.{name}" if prefix else name
-            dtype, nullable = self.field_type(f["type"], namespace, path)
+            dtype, nullable = self.field_type(self._attr(f, "type", path), namespace, path)
             out.append(pa.field(name, dtype, nullable=nullable))
         return out
 
 
-def _decimal(schema: dict[str, Any]) -> pa.DataType:
-    precision = int(schema["precision"])
-    scale = int(schema.get("scale", 0))
+def _decimal(schema: dict[str, Any], conv: _Converter, path: str) -> pa.DataType:
+    precision = conv._int_attr(schema, "precision", path, minimum=1)
+    scale = conv._int_attr(schema, "scale", path, minimum=0, default=0)
+    if precision > 76 or scale > precision:
+        raise HudiSchemaError(
+            f"Avro decimal at column {path} in {conv.where} has precision {precision} and scale {scale}; "
+            "expected 1 <= precision <= 76 and scale <= precision"
+        )
     return pa.decimal128(precision, scale) if precision <= 38 else pa.decimal256(precision, scale)
 
 
-def _logical(typ: str, logical: str | None, schema: dict[str, Any]) -> pa.DataType:
+def _logical(typ: str, logical: str | None, schema: dict[str, Any], conv: _Converter, path: str) -> pa.DataType:
     if logical == "decimal" and typ == "bytes":
-        return _decimal(schema)
+        return _decimal(schema, conv, path)
     if typ == "int":
         if logical == "date":
             return pa.date32()

@@ -18,8 +18,15 @@ from urllib.parse import unquote, urlparse
 import fsspec
 import pyarrow.fs as pafs
 
-from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiStorageError
+from hudi_ray.core.exceptions import HudiCoreError, HudiFileNotFoundError, HudiStorageError, HudiUnsafePathError
 from hudi_ray.core.storage.options import fsspec_kwargs
+from hudi_ray.core.storage.paths import (
+    contained_path,
+    move_credentials,
+    redact_options,
+    redact_text,
+    split_credentials,
+)
 
 
 @dataclass(frozen=True)
@@ -33,9 +40,14 @@ class FileInfo:
 
 
 def normalize_base_uri(base_uri: str) -> tuple[str, str]:
-    """Return ``(protocol, root)``: ``file`` with an absolute path, or a URL's scheme and path."""
+    """Return ``(protocol, root)``: ``file`` with an absolute path, or a URL's scheme and path.
+
+    Credentials in the URI are left out of the root: it shows up in every
+    error message and log line.
+    """
     if not base_uri:
         raise HudiStorageError("Empty table base URI")
+    base_uri = split_credentials(base_uri)[0]
     parsed = urlparse(base_uri)
     if parsed.scheme in ("", "file") or (len(parsed.scheme) == 1 and os.name == "nt"):
         path = unquote(parsed.path) if parsed.scheme == "file" else base_uri
@@ -45,7 +57,6 @@ def normalize_base_uri(base_uri: str) -> tuple[str, str]:
 
 
 def _join(root: str, rel: str) -> str:
-    rel = rel.strip("/")
     return f"{root}/{rel}" if rel else root
 
 
@@ -53,13 +64,16 @@ class Storage:
     """Listing and reading of files under one root, sync and async."""
 
     def __init__(self, base_uri: str, options: Mapping[str, str] | None = None) -> None:
-        self.options: dict[str, str] = dict(options or {})
+        base_uri, self.options = move_credentials(base_uri, options or {})
         self.protocol, self.root = normalize_base_uri(base_uri)
         kwargs = fsspec_kwargs(self.protocol, self.options)
         try:
             self.fs: fsspec.AbstractFileSystem = fsspec.filesystem(self.protocol, **kwargs)
         except (ImportError, ValueError, TypeError) as exc:
-            raise HudiStorageError(f"Cannot open storage for {base_uri!r}: {exc}") from exc
+            raise HudiStorageError(f"Cannot open storage for {self.base_url!r}: {redact_text(str(exc))}") from exc
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_url!r}, options={redact_options(self.options)!r})"
 
     @property
     def base_url(self) -> str:
@@ -76,15 +90,28 @@ class Storage:
         other = object.__new__(Storage)
         other.options = self.options
         other.protocol = self.protocol
-        other.root = _join(self.root, rel)
+        other.root = self.full_path(rel)
         other.fs = self.fs
         return other
 
+    def relative(self, rel: str) -> str:
+        """``rel`` normalised; every path this storage touches goes through here.
+
+        Paths come from table metadata, so one that leads outside the root
+        (``..`` above it, a URI of another bucket) is refused, whatever the
+        caller checked before.
+        """
+        resolved = contained_path(rel)
+        if resolved is None:
+            raise HudiUnsafePathError(f"Path {redact_text(rel)!r} leads outside the table at {self.base_url}")
+        return resolved
+
     def full_path(self, rel: str) -> str:
-        return _join(self.root, rel)
+        return _join(self.root, self.relative(rel))
 
     def uri(self, rel: str) -> str:
-        return f"{self.base_url}/{rel.strip('/')}" if rel else self.base_url
+        resolved = self.relative(rel)
+        return f"{self.base_url}/{resolved}" if resolved else self.base_url
 
     def _describe(self, rel: str) -> str:
         return self.uri(rel)
@@ -98,14 +125,15 @@ class Storage:
         """
         try:
             yield
-        except HudiStorageError:
+        except HudiCoreError:
             raise
         except FileNotFoundError as exc:
             raise HudiFileNotFoundError(f"{missing}: {self._describe(rel)}") from exc
         except IsADirectoryError as exc:
             raise HudiStorageError(f"Expected a file, found a directory: {self._describe(rel)}") from exc
         except Exception as exc:
-            raise HudiStorageError(f"Cannot {what} {self._describe(rel)}: {type(exc).__name__}: {exc}") from exc
+            detail = redact_text(str(exc))
+            raise HudiStorageError(f"Cannot {what} {self._describe(rel)}: {type(exc).__name__}: {detail}") from exc
 
     # -- listing -------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from hudi_ray.core.config.keys import key_str
+from hudi_ray.core.storage.paths import redact_options, redact_text
 from hudi_ray.core.table.file_group_reader import split_options
 from hudi_ray.core.table.table import HudiTable
 
@@ -19,6 +20,15 @@ class HudiTableBuilder:
     hudi_options: dict[str, str] = field(default_factory=dict)
     storage_options: dict[str, str] = field(default_factory=dict)
     options: dict[str, str] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        # Builders end up in logs and tracebacks; their options hold credentials.
+        return (
+            f"HudiTableBuilder(base_uri={redact_text(str(self.base_uri))!r}, "
+            f"hudi_options={redact_options(self.hudi_options)!r}, "
+            f"storage_options={redact_options(self.storage_options)!r}, "
+            f"options={redact_options(self.options)!r})"
+        )
 
     @classmethod
     def from_base_uri(cls, base_uri: str) -> HudiTableBuilder:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import logging
 from collections.abc import Iterator, Mapping, Sequence
 
 import pyarrow as pa
@@ -14,15 +17,19 @@ from hudi_ray.core.expr import Filter, filters_to_expression
 from hudi_ray.core.file_group import HudiFileSlice, Visibility, parse_base_file_name, snapshot_visibility
 from hudi_ray.core.log_file import BlockType, LogBlock, read_log_blocks
 from hudi_ray.core.log_file.content import DATA_DECODERS, decode_delete_block
-from hudi_ray.core.merge import LogRecords, merge_records
+from hudi_ray.core.merge import LogRecords, MergeConfig, MergeMode, merge_records
 from hudi_ray.core.schema import conform_table
+from hudi_ray.core.schema.arrow import check_missing_columns
 from hudi_ray.core.storage import Storage
+from hudi_ray.core.storage.paths import move_credentials
 from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.read_options import DEFAULT_BATCH_SIZE, HudiReadOptions
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline.timestamps import parse_timestamp
 
 COMMIT_TIME = "_hoodie_commit_time"
+
+log = logging.getLogger(__name__)
 
 
 def split_options(options: Mapping[str, str] | None) -> tuple[dict[str, str], dict[str, str]]:
@@ -33,6 +40,27 @@ def split_options(options: Mapping[str, str] | None) -> tuple[dict[str, str], di
         key = k.value if hasattr(k, "value") else str(k)
         (hudi if key.startswith("hoodie.") else storage)[key] = str(v)
     return hudi, storage
+
+
+@functools.lru_cache(maxsize=64)
+def _warn_missing_ordering(missing: tuple[str, ...]) -> None:
+    # Cached: one warning per set of fields, not one per file slice.
+    log.warning("Ordering fields %s are not in the table schema; merging treats them as unset", list(missing))
+
+
+def _ordering_in(cfg: MergeConfig, schema: pa.Schema) -> MergeConfig:
+    """The merge config restricted to ordering fields the data has.
+
+    hudi-rs reads a record without its ordering field as having no ordering
+    value: all such records tie, and ties go to the newer record. With no
+    ordering field left that is commit-time ordering.
+    """
+    present = tuple(f for f in cfg.ordering_fields if f in schema.names)
+    if present == cfg.ordering_fields:
+        return cfg
+    _warn_missing_ordering(tuple(f for f in cfg.ordering_fields if f not in present))
+    mode = cfg.mode if present else MergeMode.COMMIT_TIME_ORDERING
+    return dataclasses.replace(cfg, ordering_fields=present, mode=mode)
 
 
 class ReadPlan:
@@ -108,6 +136,8 @@ class HudiFileGroupReader:
         _context: TableContext | None = None,
     ) -> None:
         hudi, storage_opts = split_options(options)
+        # Credentials in the URI move to the options so the URI is safe to show.
+        base_uri, storage_opts = move_credentials(base_uri, storage_opts)
         self.base_uri = base_uri
         self._hudi_options = {k: v for k, v in hudi.items() if not is_read_config(k)}
         self._read_defaults = {k: v for k, v in hudi.items() if is_read_config(k)}
@@ -178,7 +208,24 @@ class HudiFileGroupReader:
     def _read_base(self, base_rel: str, partition_path: str, schema: pa.Schema) -> pa.Table:
         reader = ParquetReader(self.context.storage, self.context.footers)
         data = reader.read(base_rel, schema.names)
-        return conform_table(data, schema, self._constants(partition_path), self.context.storage.uri(base_rel))
+        constants = self._constants(partition_path)
+        self._check_base_columns(reader, base_rel, data, schema, constants)
+        return conform_table(data, schema, constants, self.context.storage.uri(base_rel))
+
+    def _unknown_columns(self, names: Sequence[str]) -> list[str]:
+        known = set(self.context.schema_with_meta_fields.names)
+        return [n for n in names if n not in known]
+
+    def _check_base_columns(
+        self, reader: ParquetReader, base_rel: str, data: pa.Table, schema: pa.Schema, constants: Mapping
+    ) -> None:
+        check_missing_columns(
+            schema,
+            data.column_names,
+            self.context.storage.uri(base_rel),
+            unknown=lambda: self._unknown_columns(reader.schema(base_rel).names),
+            filled=constants.keys(),
+        )
 
     def _log_blocks(self, log_rels: Sequence[str], visibility: Visibility) -> list[LogBlock]:
         """Data and delete blocks that survive visibility and rollbacks, oldest first."""
@@ -210,7 +257,8 @@ class HudiFileGroupReader:
         ctx = self.context
         schema = plan.read_schema
         base = self._read_base(base_rel, partition_path, schema) if base_rel else None
-        records = LogRecords(schema, ctx.merge_config())
+        cfg = _ordering_in(ctx.merge_config(), schema)
+        records = LogRecords(schema, cfg)
         constants = self._constants(partition_path)
         for block in self._log_blocks(log_rels, visibility):
             if block.block_type is BlockType.DELETE:
@@ -221,10 +269,16 @@ class HudiFileGroupReader:
                 for name, value in constants.items():
                     if name not in raw.column_names:
                         raw = raw.append_column(name, pa.repeat(value, raw.num_rows))
+                check_missing_columns(
+                    schema,
+                    raw.column_names,
+                    f"the schema of {block.where()}",
+                    unknown=lambda raw=raw: self._unknown_columns(raw.column_names),
+                )
                 records.add_data(raw, block.where())
             else:
                 raise HudiUnsupportedError(f"{block.where()}: {block.block_type.name} blocks in a data table")
-        return merge_records(base, records, ctx.merge_config())
+        return merge_records(base, records, cfg)
 
     def _visibility(self, options: HudiReadOptions, visibility: Visibility | None) -> Visibility:
         if visibility is not None:
@@ -279,6 +333,7 @@ class HudiFileGroupReader:
         # Row group by row group: memory stays one row group, and each is
         # decoded by all cores at once.
         for group in reader.iter_row_groups(base_rel, plan.read_schema.names):
+            self._check_base_columns(reader, base_rel, group, plan.read_schema, constants)
             data = plan.apply(conform_table(group, plan.read_schema, constants, where))
             if data.num_rows:
                 yield from data.to_batches(max_chunksize=batch_size)

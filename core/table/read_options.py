@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 
 from hudi_ray.core.config.keys import HudiReadConfig as R
-from hudi_ray.core.config.keys import key_str
+from hudi_ray.core.config.keys import key_str, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.expr import Filter, from_str_tuples
 
@@ -59,6 +59,7 @@ class HudiReadOptions:
             raise HudiConfigError(f"projection must be a list of column names, got {projection!r}")
         self.projection: list[str] | None = list(projection) if projection is not None else None
         self.hudi_options: dict[str, str] = {key_str(k): str(v) for k, v in (hudi_options or {}).items()}
+        warn_unknown_keys(self.hudi_options)
 
     # -- stored fields ---------------------------------------------------------
 
@@ -82,11 +83,13 @@ class HudiReadOptions:
     def with_hudi_option(self, key: str | Enum, value: str) -> HudiReadOptions:
         other = self._copy()
         other.hudi_options[key_str(key)] = str(value)
+        warn_unknown_keys([key_str(key)])
         return other
 
     def with_hudi_options(self, opts: Mapping[str, str]) -> HudiReadOptions:
         other = self._copy()
         other.hudi_options.update({key_str(k): str(v) for k, v in opts.items()})
+        warn_unknown_keys(opts)
         return other
 
     def with_query_type(self, query_type: HudiQueryType | str) -> HudiReadOptions:

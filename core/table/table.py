@@ -14,8 +14,14 @@ import pyarrow as pa
 
 from hudi_ray.core.base_file import ParquetReader, footer_column_stats
 from hudi_ray.core.config.keys import HudiReadConfig as R
-from hudi_ray.core.config.keys import is_read_config
-from hudi_ray.core.exceptions import HudiCoreError, HudiFilterError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.config.keys import is_read_config, warn_unknown_keys
+from hudi_ray.core.exceptions import (
+    HudiConfigError,
+    HudiCoreError,
+    HudiFilterError,
+    HudiSchemaError,
+    HudiUnsupportedError,
+)
 from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.expr.arrow import prune_partitions
 from hudi_ray.core.expr.stats import may_match
@@ -24,10 +30,12 @@ from hudi_ray.core.metadata import COLUMN_STATS, RECORD_INDEX, MetadataTable
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
 from hudi_ray.core.storage import Storage
+from hudi_ray.core.storage.paths import move_credentials
 from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.explain import PlanExplain
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader, split_options
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
+from hudi_ray.core.table.record_index import suspect_files
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
 from hudi_ray.core.timeline.timestamps import START_OF_TIME, parse_timestamp
@@ -66,6 +74,11 @@ class ResolvedRead:
     """A read's options with timestamps resolved for its query type."""
 
     def __init__(self, table: HudiTable, options: HudiReadOptions | None) -> None:
+        if options is not None and not isinstance(options, HudiReadOptions):
+            raise HudiConfigError(
+                f"read_options must be a HudiReadOptions, got {type(options).__name__} {options!r}; "
+                "wrap hoodie options as HudiReadOptions(hudi_options=...)"
+            )
         opts = options or HudiReadOptions()
         self.query_type = opts.query_type()
         tz = table.timezone
@@ -95,6 +108,11 @@ class ResolvedRead:
             else:
                 latest = timeline.latest_data_instant()
                 self.end = latest.completed_at if latest else None
+            if raw_start and raw_end and self.end is not None and self.start > self.end:
+                raise HudiConfigError(
+                    f"Incremental read of {table.base_url}: {R.START_TIMESTAMP.value}={raw_start!r} "
+                    f"is after {R.END_TIMESTAMP.value}={raw_end!r}"
+                )
             # Row-level commit filtering uses the instants' set, not this range.
             hudi.pop(R.START_TIMESTAMP.value, None)
             hudi.pop(R.END_TIMESTAMP.value, None)
@@ -167,6 +185,14 @@ class HudiTable:
         return table
 
     def _init(self, base_uri: str, hudi: dict[str, str], storage: dict[str, str]) -> None:
+        if isinstance(base_uri, os.PathLike):
+            base_uri = os.fspath(base_uri)
+        if not isinstance(base_uri, str) or not base_uri.strip():
+            raise HudiConfigError(f"base_uri must be a non-empty path or URI string, got {base_uri!r}")
+        warn_unknown_keys(hudi)
+        # Credentials in the URI move to the storage options: the URI is shown
+        # in reprs, errors and logs, and shipped with every read plan.
+        base_uri, storage = move_credentials(base_uri, storage)
         self._base_uri = base_uri
         # Read configs belong to each read, never to the table.
         self._user_hudi = {k: v for k, v in hudi.items() if not is_read_config(k)}
@@ -175,6 +201,7 @@ class HudiTable:
         self._context = TableContext.load(self._storage, self._user_hudi)
         self._view = FileSystemView(self._storage, self._context.config, self._context.timeline, self._partitioner)
         self._mdt: MetadataTable | object | None = _UNSET
+        self._suspects: dict[str, set[str]] | object | None = _UNSET
 
     def _partitioner(self) -> Partitioner:
         try:
@@ -325,19 +352,47 @@ class HudiTable:
         self, slices: list[HudiFileSlice], filters: list[Filter], mdt: MetadataTable
     ) -> list[HudiFileSlice] | None:
         """Only the file groups holding the keys of a ``key = x`` / ``key IN (...)``
-        filter; None when no filter qualifies."""
+        filter; None when no filter qualifies or when the table's writes do not
+        prove that the index names every copy of these keys (see ``record_index``)."""
         key_fields = self._context.config.record_key_fields
         if len(key_fields) != 1 or not mdt.has(RECORD_INDEX):
             return None
         names = {key_fields[0], "_hoodie_record_key"}
         keys: set[str] | None = None
+        key_filters: list[Filter] = []
         for f in filters:
             if f.field in names and f.operator in (ExprOperator.Eq, ExprOperator.In):
                 keys = set(f.values) if keys is None else keys & set(f.values)
+                key_filters.append(f)
         if keys is None:
             return None
+        if self._suspects is _UNSET:
+            self._suspects = suspect_files(self._storage, self._context.config, self.get_timeline(), mdt)
+        suspects: dict[str, set[str]] | None = self._suspects  # type: ignore[assignment]
+        if suspects is None:
+            log.debug("Record index of %s not used: archived writes may have duplicated keys", self.base_url)
+            return None
+        if suspects:
+            schema = self._context.read_schema
+            fields = {f.field for f in key_filters}
+            stats = mdt.column_stats(fields, suspects, schema)
+            for partition, files in suspects.items():
+                for name in files:
+                    file_stats = stats.get((partition, name))
+                    # An insert may have given the key a copy the index does not
+                    # name; a file without stats (cleaned) may have held anything.
+                    if (
+                        file_stats is None
+                        or not fields <= file_stats.keys()
+                        or may_match(key_filters, file_stats, schema)
+                    ):
+                        return None
         located = mdt.record_locations(keys)
         wanted = {(loc.partition, loc.file_id) for loc in located.values()}
+        live = {(s.partition_path, s.file_id) for s in slices}
+        partitions = {p for p, _ in live}
+        if any(p in partitions and (p, f) not in live for p, f in wanted):
+            return None  # the index names a file group the listing does not hold: stale
         return [s for s in slices if (s.partition_path, s.file_id) in wanted]
 
     def _prune_by_column_stats(

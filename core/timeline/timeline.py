@@ -15,6 +15,7 @@ from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiSchemaError, HudiTimelineError
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_ray.core.storage import Storage
+from hudi_ray.core.storage.paths import check_metadata_path, metadata_path_problem
 from hudi_ray.core.timeline.instant import (
     CLUSTERING,
     COMMIT,
@@ -48,6 +49,85 @@ def decode_instant_metadata(raw: bytes, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise HudiTimelineError(f"Malformed instant metadata in {where}: expected a JSON object")
     return value
+
+
+_STAT_COUNTS = ("numWrites", "numDeletes", "numUpdateWrites", "numInserts", "totalWriteBytes", "fileSizeInBytes")
+
+
+def _stat_file_id(path: str) -> str | None:
+    # Imported late: file_group imports the timeline package.
+    from hudi_ray.core.file_group.file_slice import parse_base_file_name, parse_log_file_name
+
+    name = path.rsplit("/", 1)[-1]
+    base = parse_base_file_name(name)
+    if base is not None:
+        return base.file_id
+    log_file = parse_log_file_name(name, 0)
+    return log_file.file_id if log_file is not None else None
+
+
+def validate_commit_metadata(meta: dict[str, Any], action: str, where: str) -> None:
+    """Check the parts of a data instant's metadata that planning trusts.
+
+    Reads use the write stats to find the files an instant wrote and the
+    replaced file ids to hide file groups; read leniently, damage there would
+    drop or resurrect rows without a word.
+    """
+    stats_by_partition = meta.get("partitionToWriteStats")
+    if not isinstance(stats_by_partition, dict):
+        got = "nothing" if stats_by_partition is None else type(stats_by_partition).__name__
+        raise HudiTimelineError(f"Malformed commit metadata in {where}: partitionToWriteStats must be a map, got {got}")
+    for partition, stats in stats_by_partition.items():
+        if not isinstance(stats, list):
+            raise HudiTimelineError(
+                f"Malformed commit metadata in {where}: write stats of partition {partition!r} "
+                f"must be a list, got {type(stats).__name__}"
+            )
+        for stat in stats:
+            _validate_write_stat(stat, partition, where)
+    if action == REPLACE_COMMIT:
+        replaced = meta.get("partitionToReplaceFileIds")
+        ok = isinstance(replaced, dict) and all(
+            isinstance(ids, list) and all(isinstance(i, str) and i for i in ids) for ids in replaced.values()
+        )
+        if not ok:
+            raise HudiTimelineError(
+                f"Malformed replace commit metadata in {where}: partitionToReplaceFileIds must map "
+                "partitions to lists of file ids"
+            )
+
+
+def _validate_write_stat(stat: Any, partition: str, where: str) -> None:
+    if not isinstance(stat, dict):
+        raise HudiTimelineError(
+            f"Malformed commit metadata in {where}: a write stat of partition {partition!r} "
+            f"is a {type(stat).__name__}, not a record"
+        )
+    file_id = stat.get("fileId")
+    path = stat.get("path")
+    if not isinstance(file_id, str) or not file_id or not isinstance(path, str) or not path:
+        raise HudiTimelineError(
+            f"Malformed commit metadata in {where}: write stat in partition {partition!r} "
+            f"lacks fileId or path (fileId={file_id!r}, path={path!r})"
+        )
+    if stat.get("partitionPath") != partition:
+        raise HudiTimelineError(
+            f"Malformed commit metadata in {where}: write stat for {path!r} has partitionPath "
+            f"{stat.get('partitionPath')!r} but is listed under partition {partition!r}"
+        )
+    named = _stat_file_id(path)
+    if named is not None and named != file_id:
+        raise HudiTimelineError(
+            f"Malformed commit metadata in {where}: write stat has fileId {file_id!r} "
+            f"but its path {path!r} belongs to file group {named!r}"
+        )
+    for key in _STAT_COUNTS:
+        value = stat.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise HudiTimelineError(
+                f"Malformed commit metadata in {where}: {key} of write stat for {path!r} "
+                f"must be a non-negative integer, got {value!r}"
+            )
 
 
 class HudiTimeline:
@@ -100,7 +180,24 @@ class HudiTimeline:
             if instant is None:
                 continue
             (completed if instant.is_completed else pending).append(instant)
+        if not completed and not pending:
+            cls._check_layout(storage, config, folder)
         return cls(storage, config, completed, pending)
+
+    @staticmethod
+    def _check_layout(storage: Storage, config: TableConfig, folder: str) -> None:
+        """An empty timeline whose instants sit in the other layout's folder
+        means the table version is wrong, not that the table is empty."""
+        other = ".hoodie" if folder != ".hoodie" else ".hoodie/timeline"
+        if not storage.exists(other):
+            return
+        found = [i.name for i in storage.list_dir(other) if not i.is_dir and HudiInstant.parse(i.name) is not None]
+        if found:
+            raise HudiTimelineError(
+                f"Table version {config.table_version} in {config.source} keeps its timeline in "
+                f"{storage.uri(folder)}, which holds no instants, but {storage.uri(other)} holds "
+                f"{len(found)} (e.g. {found[0]}); the table version contradicts the timeline layout"
+            )
 
     # -- instants ------------------------------------------------------------
 
@@ -184,7 +281,19 @@ class HudiTimeline:
         resolved = instant if instant.file_name else self.find(instant.timestamp)
         if resolved is None:
             raise HudiTimelineError(f"Instant {instant.timestamp} is not a completed instant on the timeline")
-        meta = decode_instant_metadata(self._read_raw(resolved), self._storage.uri(self._instant_path(resolved)))
+        where = self._storage.uri(self._instant_path(resolved))
+        raw = self._read_raw(resolved)
+        if resolved.action in DATA_ACTIONS and resolved.is_completed:
+            # Completed data instants always carry metadata; an empty file is
+            # damage, and read as "wrote nothing" it hides the instant's rows.
+            if not raw.strip():
+                raise HudiTimelineError(
+                    f"Completed instant {resolved.timestamp} ({resolved.action}) has an empty metadata file {where}"
+                )
+            meta = decode_instant_metadata(raw, where)
+            validate_commit_metadata(meta, resolved.action, f"{where} (instant {resolved.timestamp})")
+        else:
+            meta = decode_instant_metadata(raw, where)
         with self._lock:
             self._metadata[key] = meta
         return meta
@@ -204,9 +313,24 @@ class HudiTimeline:
         """Every write stat of an instant, across partitions."""
         meta = self.get_instant_metadata(instant)
         out: list[dict[str, Any]] = []
-        for stats in (meta.get("partitionToWriteStats") or {}).values():
-            out.extend(stats or [])
+        for partition, stats in (meta.get("partitionToWriteStats") or {}).items():
+            # Stat paths are opened (footers, existence checks): one leading
+            # outside the table must fail here, naming the commit file.
+            paths = [("Partition", partition)] if partition else []
+            paths += [("Write stat path", st["path"]) for st in stats if isinstance(st, dict) and st.get("path")]
+            for what, path in paths:
+                if isinstance(path, str) and metadata_path_problem(path) is not None:
+                    check_metadata_path(path, what, self._metadata_where(instant), self._storage.base_url)
+            out.extend(stats)
         return out
+
+    def _metadata_where(self, instant: HudiInstant) -> str:
+        resolved = instant if instant.file_name else self.find(instant.timestamp)
+        if resolved is None:
+            return f"the commit metadata of instant {instant.timestamp}"
+        return f"the commit metadata of instant {resolved.timestamp} ({resolved.action}) at " + self._storage.uri(
+            self._instant_path(resolved)
+        )
 
     def replaced_file_ids(self, instant: HudiInstant) -> dict[str, list[str]]:
         if instant.action != REPLACE_COMMIT:

@@ -7,9 +7,10 @@ from datetime import datetime, timedelta, timezone
 
 from hudi_ray.core.exceptions import HudiTimestampError
 
-_TIMELINE = re.compile(r"^\d{14}(\d{3})?$")
-_EPOCH = re.compile(r"^-?\d+$")
-_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|z|[+-]\d{2}:\d{2})$")
+# ASCII only: ``\d`` and ``int`` also accept full-width and other non-ASCII digits.
+_TIMELINE = re.compile(r"^\d{14}(\d{3})?$", re.ASCII)
+_EPOCH = re.compile(r"^-?\d+$", re.ASCII)
+_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|z|[+-]\d{2}:\d{2})$", re.ASCII)
 START_OF_TIME = "19700101000000000"
 _EPOCH_START = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -30,7 +31,12 @@ def timeline_to_datetime(ts: str, table_timezone: str = "UTC") -> datetime:
     if not _TIMELINE.match(ts):
         raise HudiTimestampError(f"Not a Hudi timeline timestamp: {ts!r}")
     millis = int(ts[14:17]) if len(ts) == 17 else 0
-    naive = datetime.strptime(ts[:14], "%Y%m%d%H%M%S") + timedelta(milliseconds=millis)
+    # Fixed-width fields: strptime would accept one-digit months and days.
+    try:
+        fields = (int(ts[0:4]), int(ts[4:6]), int(ts[6:8]), int(ts[8:10]), int(ts[10:12]), int(ts[12:14]))
+        naive = datetime(*fields) + timedelta(milliseconds=millis)
+    except ValueError as exc:
+        raise HudiTimestampError(f"Not a valid Hudi timeline timestamp {ts!r}: {exc}") from exc
     tz = tzinfo_for(table_timezone)
     return naive.replace(tzinfo=tz) if tz else naive.astimezone()
 
@@ -42,6 +48,9 @@ def timeline_to_epoch_millis(ts: str, table_timezone: str = "UTC") -> int:
 
 def _from_epoch(value: str) -> datetime:
     n = int(value)
+    if n < 0:
+        # No instant predates 1970; a negative value is a mistake, not "everything".
+        raise ValueError("negative epoch values are not accepted")
     digits = len(value.lstrip("-"))
     # Magnitude picks the unit, as hudi-rs does: s, ms, us, ns.
     if digits <= 10:
@@ -77,11 +86,13 @@ def parse_timestamp(value: str, table_timezone: str = "UTC", *, option: str = "t
     s = str(value).strip()
     errors: list[str] = []
     if _TIMELINE.match(s):
+        # 14 or 17 digits are a timeline timestamp or nothing: read as epoch
+        # micros, an invalid date would silently become an instant of 1970.
         try:
             timeline_to_datetime(s, table_timezone)
-            return s if len(s) == 17 else s + "000"
-        except ValueError as exc:
-            errors.append(f"not a valid timeline timestamp ({exc})")
+        except HudiTimestampError as exc:
+            raise HudiTimestampError(f"Cannot parse {option} {value!r}: invalid date ({exc.__cause__})") from exc
+        return s if len(s) == 17 else s + "000"
     if _EPOCH.match(s):
         try:
             return format_timeline(_from_epoch(s), table_timezone)
@@ -91,7 +102,7 @@ def parse_timestamp(value: str, table_timezone: str = "UTC", *, option: str = "t
     if m:
         try:
             return format_timeline(_from_rfc3339(m), table_timezone)
-        except ValueError as exc:
+        except (OverflowError, ValueError) as exc:
             errors.append(f"invalid RFC 3339 date ({exc})")
     reason = "; ".join(errors) or (
         "expected yyyyMMddHHmmss[SSS], epoch seconds/millis/micros/nanos, "

@@ -67,8 +67,9 @@ def handoffs() -> list[Handoff]:
 
 def release(df: DataFrame | str) -> bool:
     """Free the data behind a DataFrame made by ``to_spark`` / ``read_hudi_spark``
-    (or a hand-off id). Spark actions on it, or on DataFrames derived from it,
-    fail afterwards. Returns whether anything was held."""
+    (or a hand-off id): the objects are freed once Spark's executors hold no
+    reference to them either, so later actions on it, or on DataFrames derived
+    from it, may fail. Returns whether anything was held."""
     handoff_id = df if isinstance(df, str) else getattr(df, _HANDOFF_ATTR, None)
     with _lock:
         return _handoffs.pop(handoff_id, None) is not None if handoff_id else False

@@ -1,0 +1,35 @@
+"""``read_hudi`` rejects malformed arguments with errors naming the argument and its value."""
+
+from __future__ import annotations
+
+import pytest
+
+import hudi_ray
+from hudi_ray import HudiConfigError
+
+from ray_fixtures import TablePath, ray_session  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("ray_session")
+
+TABLE = "sample_table/cow/v9_txns_simple_meta"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"batch_size": "x"}, r"batch_size must be an integer > 0, got 'x'"),
+        ({"batch_size": 0}, r"batch_size must be an integer > 0, got 0"),
+        ({"planner": "missing"}, r"planner='missing'"),
+        ({"prefetch_depth": -1}, r"prefetch_depth must be an integer >= 0, got -1"),
+        ({"override_num_blocks": 0}, r"override_num_blocks must be an integer > 0, got 0"),
+        ({"columns": "txn_id"}, r"columns must be a list of column names, got 'txn_id'"),
+        ({"hudi_options": {"hoodie.metadata.enable": "maybe"}}, r"hoodie\.metadata\.enable .*'maybe'"),
+        (
+            {"query_type": "incremental", "start_timestamp": "20991231000000000", "end_timestamp": "20000101000000000"},
+            r"hoodie\.read\.start\.timestamp='20991231000000000' is after",
+        ),
+    ],
+)
+def test_read_hudi_rejects_bad_arguments(table_path: TablePath, kwargs: dict, match: str) -> None:
+    with pytest.raises(HudiConfigError, match=match):
+        hudi_ray.read_hudi(str(table_path(TABLE)), **kwargs).materialize()
