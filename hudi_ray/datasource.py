@@ -20,6 +20,7 @@ import dataclasses
 import datetime as dt
 import decimal
 import logging
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,7 @@ from hudi_ray.core.config.keys import is_read_config, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiFilterError
 from hudi_ray.core.expr import ExprOperator, Filter, from_str_tuples
 from hudi_ray.core.expr.arrow import cast_value
-from hudi_ray.core.storage.paths import move_credentials
+from hudi_ray.core.storage.paths import redact_text
 from hudi_ray.core.storage.storage import normalize_base_uri
 from hudi_ray.core.table import HudiQueryType, HudiReadOptions
 from hudi_ray.planner import (
@@ -440,6 +441,17 @@ def _read_options(
     return opts
 
 
+def _as_int(value: Any) -> int | None:
+    """``value`` as an int if it is an integer of any kind (``numpy.int64`` too);
+    None for anything else, booleans and strings included."""
+    if isinstance(value, (bool, str, bytes)) or type(value).__name__ == "bool_":
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
 def hudi_datasource(
     table_uri: str,
     *,
@@ -460,27 +472,30 @@ def hudi_datasource(
     """The datasource behind :func:`read_hudi`, pinned to the table's current
     snapshot (the arguments are ``read_hudi``'s). Engines other than Ray Data
     (the Spark bridge) run its ``chunk_reads`` in tasks of their own."""
-    # From here on the URI is shown in errors, logs and the planner's name.
-    table_uri, storage_options = move_credentials(table_uri, storage_options or {})
+    # The URI as errors show it; credentials reach only the storage client
+    # (Storage and the planner move or keep them as the client needs).
+    shown = redact_text(str(table_uri))
     if columns is not None and (isinstance(columns, (str, bytes)) or not all(isinstance(c, str) for c in columns)):
         # A bare string would be read as a list of one-letter columns.
-        raise HudiConfigError(f"columns must be a list of column names, got {columns!r} (reading {table_uri})")
-    if isinstance(prefetch_depth, bool) or not isinstance(prefetch_depth, int) or prefetch_depth < 0:
-        raise HudiConfigError(f"prefetch_depth must be an integer >= 0, got {prefetch_depth!r} (reading {table_uri})")
+        raise HudiConfigError(f"columns must be a list of column names, got {columns!r} (reading {shown})")
+    depth = _as_int(prefetch_depth)
+    if depth is None or depth < 0:
+        raise HudiConfigError(f"prefetch_depth must be an integer >= 0, got {prefetch_depth!r} (reading {shown})")
     all_hudi = {str(k): str(v) for k, v in (hudi_options or {}).items()}
     warn_unknown_keys(all_hudi)
     table_hudi = {k: v for k, v in all_hudi.items() if not is_read_config(k) and k not in LEGACY_READ_KEYS}
     read_opts = _read_options(query_type, filters, all_hudi, as_of_timestamp, start_timestamp, end_timestamp)
-    size = batch_size if batch_size is not None else (read_opts.batch_size() or DEFAULT_BATCH_SIZE)
-    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-        raise HudiConfigError(f"batch_size must be an integer > 0, got {size!r} (reading {table_uri})")
+    given_size = batch_size if batch_size is not None else (read_opts.batch_size() or DEFAULT_BATCH_SIZE)
+    size = _as_int(given_size)
+    if size is None or size <= 0:
+        raise HudiConfigError(f"batch_size must be an integer > 0, got {given_size!r} (reading {shown})")
     if isinstance(planner, str):
         try:
             handle = get_planner(planner)
         except ValueError as exc:
             raise HudiConfigError(
                 f"planner={planner!r}: no planner actor of that name in namespace {PLANNER_NAMESPACE!r} "
-                f"(reading {table_uri}); pass planner=None to use the table's own"
+                f"(reading {shown}); pass planner=None to use the table's own"
             ) from exc
     elif planner is None:
         handle = get_or_create_planner(
@@ -502,14 +517,14 @@ def hudi_datasource(
     if prefetch is None:
         prefetch = normalize_base_uri(table_uri)[0] != "file"
     return HudiDatasource(
-        table_uri,
+        shown,  # only shown in errors: reads go through the planner's plans
         planner=handle,
         snapshot=snapshot,
         read_options=read_opts,
         columns=columns,
-        batch_size=int(size),
+        batch_size=size,
         prefetch=prefetch,
-        prefetch_depth=prefetch_depth,
+        prefetch_depth=depth,
     )
 
 
@@ -571,10 +586,11 @@ def read_hudi(
     The read is pinned to the table's timeline as of this call: executing the
     dataset later, or again, reads the same snapshot.
     """
-    if override_num_blocks is not None and (
-        isinstance(override_num_blocks, bool) or not isinstance(override_num_blocks, int) or override_num_blocks <= 0
-    ):
-        raise HudiConfigError(f"override_num_blocks must be an integer > 0, got {override_num_blocks!r}")
+    if override_num_blocks is not None:
+        num_blocks = _as_int(override_num_blocks)
+        if num_blocks is None or num_blocks <= 0:
+            raise HudiConfigError(f"override_num_blocks must be an integer > 0, got {override_num_blocks!r}")
+        override_num_blocks = num_blocks
     datasource = hudi_datasource(
         table_uri,
         query_type=query_type,

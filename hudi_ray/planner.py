@@ -39,7 +39,7 @@ from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiSchemaError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.storage import Storage
-from hudi_ray.core.storage.paths import move_credentials
+from hudi_ray.core.storage.paths import move_credentials, redact_text, split_credentials
 from hudi_ray.core.storage.storage import normalize_base_uri
 from hudi_ray.core.table import HudiQueryType, HudiReadOptions, HudiTable, HudiTableBuilder
 from hudi_ray.core.table.table import HudiReadPlan
@@ -152,8 +152,12 @@ class HudiPlanner:
         # The URI is logged and shipped with snapshots; its credentials are options.
         table_uri, storage_opts = move_credentials(table_uri, storage_options or {})
         if refresh_interval_s < 0:
-            raise HudiConfigError(f"refresh_interval_s must be >= 0, got {refresh_interval_s} (planner of {table_uri})")
+            raise HudiConfigError(
+                f"refresh_interval_s must be >= 0, got {refresh_interval_s} (planner of {redact_text(table_uri)})"
+            )
         self._uri = table_uri
+        # What snapshots, logs and errors show: credentials kept in the URI (https) never appear.
+        self._shown_uri = redact_text(table_uri)
         self._hudi = dict(hudi_options or {})
         self._storage_options = storage_opts
         self._refresh_interval_s = refresh_interval_s
@@ -193,7 +197,7 @@ class HudiPlanner:
             read_schema = None  # a table without commits or a create schema
         snap = PlannerSnapshot(
             snapshot_id=uuid.uuid4().hex,
-            table_uri=self._uri,
+            table_uri=self._shown_uri,
             latest_instant=latest.timestamp if latest else None,
             num_instants=len(table.get_timeline().instants),
             loaded_at=time.time(),
@@ -203,14 +207,16 @@ class HudiPlanner:
         self._current = snap.snapshot_id
         while len(self._snapshots) > self._max_snapshots:
             self._snapshots.popitem(last=False)
-        log.info("Planner of %s: snapshot %s, latest instant %s", self._uri, snap.snapshot_id, snap.latest_instant)
+        log.info(
+            "Planner of %s: snapshot %s, latest instant %s", self._shown_uri, snap.snapshot_id, snap.latest_instant
+        )
 
     def _entry(self, snapshot_id: str | None) -> tuple[PlannerSnapshot, HudiTable, threading.Lock]:
         key = snapshot_id or self._current
         entry = self._snapshots.get(key) if key else None
         if entry is None:
             raise HudiCoreError(
-                f"Snapshot {snapshot_id} of table {self._uri} is no longer held by its planner "
+                f"Snapshot {snapshot_id} of table {self._shown_uri} is no longer held by its planner "
                 f"(it keeps the {self._max_snapshots} newest, or it restarted); create the dataset again"
             )
         self._snapshots.move_to_end(key)
@@ -347,7 +353,7 @@ class HudiPlanner:
         except ImportError:  # used without Ray
             pass
         return {
-            "table_uri": self._uri,
+            "table_uri": self._shown_uri,
             "node_id": node_id,
             "actor_id": actor_id,
             "current_snapshot": self._current,
@@ -388,12 +394,17 @@ def _column_bytes(md: pq.FileMetaData, columns: set[str] | None) -> int:
 def planner_name(
     table_uri: str, hudi_options: Mapping[str, str] | None = None, storage_options: Mapping[str, str] | None = None
 ) -> str:
-    """The actor name for a table and its options; options are hashed, never shown."""
-    protocol, root = normalize_base_uri(table_uri)
-    key = json.dumps(
-        [protocol, root, sorted((hudi_options or {}).items()), sorted((storage_options or {}).items())],
-        default=str,
-    )
+    """The actor name for a table and its options; options and credentials are
+    hashed, never shown."""
+    # As the planner will hold them: URI credentials become options where the
+    # storage client takes them so, and the rest stay in the URI.
+    table_uri, storage_options = move_credentials(table_uri, storage_options or {})
+    protocol, root = normalize_base_uri(table_uri)  # the name shows the root: no credentials
+    parts: list[Any] = [protocol, root, sorted((hudi_options or {}).items()), sorted(storage_options.items())]
+    _, user, password = split_credentials(table_uri) if isinstance(table_uri, str) else (None, None, None)
+    if password is not None:
+        parts.append([user, password])
+    key = json.dumps(parts, default=str)
     return f"hudi-planner-{root.rstrip('/').rsplit('/', 1)[-1][:40]}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
@@ -424,6 +435,8 @@ def get_or_create_planner(
     """
     import ray
 
+    # Callers giving the same credentials in the URI or as options share a planner.
+    table_uri, storage_options = move_credentials(table_uri, storage_options or {})
     actor_name = name or planner_name(table_uri, hudi_options, storage_options)
     key = (ray.get_runtime_context().get_job_id(), namespace, actor_name)
     handle = _HANDLES.get(key)

@@ -61,6 +61,32 @@ def test_hfile_cell_with_negative_key_length_fails_instead_of_looping() -> None:
         list(reader.scan())
 
 
+def _leaf_index_hfile() -> tuple[bytearray, int]:
+    """An uncompressed HFile with leaf index blocks, and the offset of its first leaf index block."""
+    cells = [(f"k{i}".encode(), b"v") for i in range(6)]
+    data = bytearray(write_hfile(cells, codec=CODEC_NONE, block_size=1, max_root_entries=2, index_fanout=2))
+    leaf = data.find(b"IDXLEAF2")
+    assert leaf >= 0
+    assert HFileReader.from_bytes(bytes(data), "mem://idx.hfile").trailer.index_levels >= 2
+    return data, leaf
+
+
+def test_hfile_index_block_declaring_too_many_entries() -> None:
+    data, leaf = _leaf_index_hfile()
+    struct.pack_into(">i", data, leaf + HEADER_SIZE, 1000)
+    reader = HFileReader.from_bytes(bytes(data), "mem://idx.hfile")
+    with pytest.raises(HudiCorruptFileError, match=rf"mem://idx\.hfile: index block at offset {leaf} declares 1000"):
+        reader.data_blocks()
+
+
+def test_hfile_index_entry_outside_its_block() -> None:
+    data, leaf = _leaf_index_hfile()
+    struct.pack_into(">i", data, leaf + HEADER_SIZE + 8, 2**30)  # where entry 0 ends
+    reader = HFileReader.from_bytes(bytes(data), "mem://idx.hfile")
+    with pytest.raises(HudiCorruptFileError, match=rf"mem://idx\.hfile: index block at offset {leaf} entry 0 spans"):
+        list(reader.scan())
+
+
 def _gzip(payload: bytes) -> bytes:
     comp = zlib.compressobj(9, zlib.DEFLATED, 31)
     return comp.compress(payload) + comp.flush()

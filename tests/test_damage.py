@@ -11,6 +11,7 @@ from pathlib import Path
 
 import fastavro
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -27,6 +28,8 @@ from hudi_ray import (
 )
 from hudi_ray.core.log_file.block import BlockType, HeaderKey, LogBlock
 from hudi_ray.core.log_file.content import decode_avro_block, decode_parquet_block
+
+from oracle import row_set
 
 TABLE = "sample_table/cow/v9_txns_simple_meta"
 V6_TABLE = "sample_table/cow/v6_simplekeygen_nonhivestyle"
@@ -199,7 +202,7 @@ def test_replacecommit_without_replaced_ids(copy_of) -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("fileId", "00000000-0000-0000-0000-000000000000-0"), ("partitionPath", ""), ("partitionPath", None)],
+    [("fileId", "00000000-0000-0000-0000-000000000000-0"), ("partitionPath", "")],
 )
 def test_write_stat_with_changed_identity(copy_of, field: str, value) -> None:
     path = copy_of(TABLE)
@@ -213,6 +216,64 @@ def test_write_stat_with_changed_identity(copy_of, field: str, value) -> None:
     table = HudiTableBuilder.from_base_uri(str(path)).build()
     with pytest.raises(HudiTimelineError, match=rf"20260307162456179.*{field}"):
         table.read(_incremental("20260307162454799"))
+
+
+def _row_set(batches: list[pa.RecordBatch]) -> list[str]:
+    return row_set(batches) if batches else []
+
+
+def test_write_stat_without_partition_path_is_listed_under_its_map_key(copy_of) -> None:
+    """Hudi's own readers take the partition from the map key."""
+    path = copy_of(TABLE)
+    expected = [_row_set(HudiTableBuilder.from_base_uri(str(path)).build().read(o)) for o in (None, _incremental())]
+    commit = next((path / ".hoodie" / "timeline").glob("20260307162456179_*.commit"))
+
+    def change(record: dict) -> None:
+        for stats in record["partitionToWriteStats"].values():
+            for stat in stats:
+                stat["partitionPath"] = None
+
+    _rewrite_avro_commit(commit, change)
+    table = HudiTableBuilder.from_base_uri(str(path)).build()
+    assert [_row_set(table.read(o)) for o in (None, _incremental())] == expected
+
+
+@pytest.mark.parametrize(
+    "ghost",
+    [
+        {"fileId": None, "path": "30/ghost.parquet", "partitionPath": "30", "numWrites": 1},
+        {"fileId": "ghost-0", "path": None, "partitionPath": "30", "numWrites": 1},
+        {"fileId": "ghost-0", "path": "", "partitionPath": "30"},
+        {"partitionPath": "30"},
+    ],
+)
+def test_write_stat_naming_no_file_is_skipped(copy_of, ghost: dict) -> None:
+    """Hudi skips stats with a null fileId or path (they name no file); so does the reader."""
+    path = copy_of(V6_TABLE)
+    expected = [_row_set(HudiTableBuilder.from_base_uri(str(path)).build().read(o)) for o in (None, _incremental())]
+    commit = path / ".hoodie" / "20240418172804498.commit"
+    meta = json.loads(commit.read_text())
+    meta["partitionToWriteStats"]["30"].append(ghost)
+    commit.write_text(json.dumps(meta))
+    table = HudiTableBuilder.from_base_uri(str(path)).build()
+    assert [_row_set(table.read(o)) for o in (None, _incremental())] == expected
+    stats = table.get_timeline().write_stats(table.get_timeline().find("20240418172804498"))
+    assert all(st["fileId"] and st["path"] for st in stats)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("fileId", 7), ("path", 7), ("partitionPath", 30), ("fileId", ""), ("partitionPath", "10")],
+)
+def test_write_stat_with_wrong_field(copy_of, field: str, value) -> None:
+    path = copy_of(V6_TABLE)
+    commit = path / ".hoodie" / "20240418172804498.commit"
+    meta = json.loads(commit.read_text())
+    meta["partitionToWriteStats"]["30"][0][field] = value
+    commit.write_text(json.dumps(meta))
+    table = HudiTableBuilder.from_base_uri(str(path)).build()
+    with pytest.raises(HudiTimelineError, match=rf"20240418172804498.*{field}"):
+        table.read()
 
 
 @pytest.mark.parametrize(
@@ -297,8 +358,9 @@ def test_missing_log_file_of_latest_slice(copy_of, name: str, partition: str) ->
     victim = next((path / partition).glob(".*.log.*"))
     victim.unlink()
     for table in _builds(path):
-        with pytest.raises(HudiFileNotFoundError, match=re.escape(victim.name)):
+        with pytest.raises(HudiFileNotFoundError, match=re.escape(victim.name)) as caught:
             table.read()
+        assert "clean" not in str(caught.value)  # nothing supersedes it: damage
         with pytest.raises(HudiFileNotFoundError, match=re.escape(victim.name)):
             list(table.read_stream())
 
@@ -331,6 +393,54 @@ def test_missing_superseded_base_file_in_time_travel(copy_of) -> None:
         assert _rows(table) == expected
         with pytest.raises(HudiFileNotFoundError, match=victim.name):
             table.read(HudiReadOptions().with_as_of_timestamp("20260307162440672"))
+    # The clean that removed it may have been archived: gone, but not called damage.
+    with pytest.raises(HudiFileNotFoundError, match=rf"{victim.name}.*probably removed it"):
+        _listing(path).read(HudiReadOptions().with_as_of_timestamp("20260307162440672"))
+
+
+def test_superseded_file_older_than_the_commits_a_clean_retains(copy_of) -> None:
+    path = copy_of(TABLE)
+    victim = next((path / "region=apac").glob("07838327-*_20260307162434124.parquet"))
+    as_of = HudiReadOptions().with_as_of_timestamp("20260307162440672")
+    expected = _rows(HudiTableBuilder.from_base_uri(str(path)).build(), as_of)
+    victim.unlink()
+    timeline = path / ".hoodie" / "timeline"
+    # Its group's next version is 20260307162447985. A clean retaining commits from
+    # 20260307162449244 on keeps only that version of the two: the file was cleaned.
+    clean = {"earliestCommitToRetain": "20260307162449244", "partitionMetadata": {}}
+    (timeline / "20260307162459500_20260307162459600.clean").write_text(json.dumps(clean))
+    table = HudiTableBuilder.from_base_uri(str(path)).build()
+    assert 0 < _rows(table, as_of) < expected
+    # Retaining from 20260307162440672 on, the cleaner keeps the file: the last
+    # version before the earliest retained commit. Its absence is not explained.
+    clean["earliestCommitToRetain"] = "20260307162440672"
+    (timeline / "20260307162459700_20260307162459800.clean").write_text(json.dumps(clean))
+    with pytest.raises(HudiFileNotFoundError, match=rf"{victim.name}.*probably removed it"):
+        HudiTableBuilder.from_base_uri(str(path)).build().read(as_of)
+
+
+def test_listing_partitions_walks_no_write_stats(table_path, monkeypatch) -> None:
+    from hudi_ray.core.timeline import HudiTimeline
+
+    table = _listing(table_path(TABLE))
+
+    def fail(*_args, **_kwargs):
+        raise AssertionError("write stats walked to list partitions")
+
+    monkeypatch.setattr(HudiTimeline, "write_stats", fail)
+    assert table._view.partition_paths() == ["region=apac", "region=eu", "region=us"]
+
+
+def test_file_checks_cost_nothing_until_a_file_is_missing(table_path, monkeypatch) -> None:
+    from hudi_ray.core.file_group import view
+
+    def fail(*_args, **_kwargs):
+        raise AssertionError("built without a missing file")
+
+    monkeypatch.setattr(view, "_GroupTimes", fail)
+    table = HudiTableBuilder.from_base_uri(str(table_path(TABLE))).build()
+    assert _rows(table) > 0
+    assert _rows(table, HudiReadOptions().with_as_of_timestamp("20260307162440672")) > 0
 
 
 def test_missing_file_of_a_group_replaced_later(copy_of) -> None:
@@ -415,6 +525,41 @@ def _flip_in_parquet_footer(parquet: Path, old: bytes, new: bytes) -> None:
     parquet.write_bytes(raw[:at] + new + raw[at + len(old) :])
 
 
+LATEST_COMMIT = "20260307162456179"  # TABLE's latest commit; the clustering before it is 20260307162454799
+
+
+def _edit_commit_schemas(path: Path, edit) -> None:
+    """Rewrite the writer schema of every data commit: ``edit(fields, instant time)``."""
+    timeline = path / ".hoodie" / "timeline"
+    for commit in [*timeline.glob("*_*.commit"), *timeline.glob("*_*.replacecommit")]:
+        ts = commit.name.split("_")[0]
+
+        def change(record: dict, ts: str = ts) -> None:
+            extra = record.get("extraMetadata") or {}
+            if extra.get("schema"):
+                schema = json.loads(extra["schema"])
+                schema["fields"] = edit(schema["fields"], ts)
+                extra["schema"] = json.dumps(schema)
+
+        _rewrite_avro_commit(commit, change)
+
+
+def _required_since(path: Path, column: str, since: str, **extra) -> None:
+    """``column`` is absent from the schemas of commits before ``since`` and a
+    non-nullable string without a default (plus ``extra``) from then on."""
+
+    def edit(fields: list[dict], ts: str) -> list[dict]:
+        if ts < since:
+            return [f for f in fields if f["name"] != column]
+        return [{"name": column, "type": "string", **extra} if f["name"] == column else f for f in fields]
+
+    _edit_commit_schemas(path, edit)
+
+
+def _listing(path: Path) -> hudi_ray.HudiTable:
+    return HudiTableBuilder.from_base_uri(str(path)).with_hudi_option("hoodie.metadata.enable", "false").build()
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [
@@ -425,6 +570,9 @@ def _flip_in_parquet_footer(parquet: Path, old: bytes, new: bytes) -> None:
 )
 def test_damaged_column_name_in_parquet_footer(copy_of, old: bytes, new: bytes) -> None:
     path = copy_of(TABLE)
+    if old == b"merchant_name":
+        # Only a column the file must hold is reported damaged (see below).
+        _required_since(path, "merchant_name", LATEST_COMMIT)
     victim = next((path / "region=us").glob("*_20260307162456179.parquet"))
     _flip_in_parquet_footer(victim, old, new)
     for table in _builds(path):
@@ -435,10 +583,97 @@ def test_damaged_column_name_in_parquet_footer(copy_of, old: bytes, new: bytes) 
             list(table.read_stream())
 
 
+def test_near_name_of_an_optional_column_reads_as_nulls(copy_of) -> None:
+    """A table that dropped ``v1`` and added ``v2`` has old files holding
+    ``v1`` and lacking ``v2``: schema evolution, not a damaged name."""
+    path = copy_of(TABLE)
+    victim = next((path / "region=us").glob(f"*_{LATEST_COMMIT}.parquet"))
+    _flip_in_parquet_footer(victim, b"merchant_name", b"merchant_namg")
+    for table in _builds(path):
+        rows = pa.Table.from_batches(table.read())
+        names = rows.filter(pc.equal(rows.column("_hoodie_file_name"), victim.name)).column("merchant_name")
+        assert len(names) > 0 and names.null_count == len(names)
+    # The same with the evolution in the table schema: the latest commit renamed the column.
+    _flip_in_parquet_footer(victim, b"merchant_namg", b"merchant_name")
+    _edit_commit_schemas(
+        path,
+        lambda fields, ts: [
+            {**f, "name": "merchant_namf"} if f["name"] == "merchant_name" and ts == LATEST_COMMIT else f
+            for f in fields
+        ],
+    )
+    rows = pa.Table.from_batches(_listing(path).read())
+    assert "merchant_name" not in rows.column_names
+    assert rows.column("merchant_namf").null_count == rows.num_rows
+
+
+def test_required_column_added_later(copy_of) -> None:
+    """A non-nullable column without a default, added by the latest commit:
+    older files lack it and read it as NULL; files the commit wrote must hold it."""
+    path = copy_of(TABLE)
+    _required_since(path, "merchant_name", LATEST_COMMIT)
+    older = [*path.glob("region=*/*_20260307162454799.parquet")]
+    for victim in older:
+        pq.write_table(pq.read_table(victim).drop_columns(["merchant_name"]), victim)
+    rows = pa.Table.from_batches(_listing(path).read())
+    from_older = rows.filter(pc.is_in(rows.column("_hoodie_file_name"), pa.array([v.name for v in older])))
+    assert from_older.num_rows > 0 and from_older.column("merchant_name").null_count == from_older.num_rows
+    victim = next((path / "region=us").glob(f"*_{LATEST_COMMIT}.parquet"))
+    pq.write_table(pq.read_table(victim).drop_columns(["merchant_name"]), victim)
+    match = rf"Required column 'merchant_name' \(not nullable and without a default.*\).*{victim.name}"
+    with pytest.raises(HudiSchemaError, match=match):
+        _listing(path).read()
+    with pytest.raises(HudiSchemaError, match=match):
+        list(_listing(path).read_stream())
+
+
+def test_required_column_in_every_schema_and_the_create_schema(copy_of) -> None:
+    """No commit lacks the column and the table was created with it: every file must hold it."""
+    path = copy_of(TABLE)
+    _required_since(path, "merchant_name", "0")
+    victim = next(path.glob("region=*/*_20260307162454799.parquet"))
+    pq.write_table(pq.read_table(victim).drop_columns(["merchant_name"]), victim)
+    with pytest.raises(HudiSchemaError, match=rf"Required column 'merchant_name'.*{victim.name}"):
+        _listing(path).read()
+
+
+def test_non_nullable_column_with_a_default_reads_as_nulls(copy_of) -> None:
+    """Avro defaults are not materialised: a missing column with one reads as NULL."""
+    path = copy_of(TABLE)
+    _required_since(path, "merchant_name", "0", default="none")
+    victim = next((path / "region=us").glob(f"*_{LATEST_COMMIT}.parquet"))
+    pq.write_table(pq.read_table(victim).drop_columns(["merchant_name"]), victim)
+    rows = pa.Table.from_batches(_listing(path).read())
+    names = rows.filter(pc.equal(rows.column("_hoodie_file_name"), victim.name)).column("merchant_name")
+    assert len(names) > 0 and names.null_count == len(names)
+
+
+def test_meta_field_missing_when_the_table_does_not_populate_them(copy_of) -> None:
+    path = copy_of(TABLE)
+    victim = next((path / "region=us").glob(f"*_{LATEST_COMMIT}.parquet"))
+    pq.write_table(pq.read_table(victim).drop_columns(["_hoodie_record_key"]), victim)
+    table = (
+        HudiTableBuilder.from_base_uri(str(path))
+        .with_hudi_option("hoodie.metadata.enable", "false")
+        .with_hudi_option("hoodie.populate.meta.fields", "false")
+        .build()
+    )
+    assert sum(b.num_rows for b in table.read()) > 0
+
+
+def test_near_name_in_log_block_of_an_optional_column_reads_as_nulls(copy_of) -> None:
+    path = copy_of(TRIPS_MOR)
+    log_file = next((path / "city=sao_paulo").glob(".*_20251220210130911.log.*"))
+    raw = log_file.read_bytes()
+    assert raw.count(b'"name":"rider"') == 1
+    log_file.write_bytes(raw.replace(b'"name":"rider"', b'"name":"rhder"'))
+    rows = pa.Table.from_batches(HudiTableBuilder.from_base_uri(str(path)).build().read())
+    assert rows.column("rider").null_count > 0
+
+
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        (b'"name":"rider"', b'"name":"rhder"', r"'rider'.*'rhder'"),
         (b'"name":"_hoodie_commit_seqno"', b'"name":"_hoodie_commit_seqnp"', r"'_hoodie_commit_seqno'"),
         # Not a near miss: the column is simply absent, and it is required.
         (b'"name":"_hoodie_file_name"', b'"name":"_xxxxxx_xxxx_xxxx"', r"Required column '_hoodie_file_name'"),
@@ -472,3 +707,44 @@ def test_nullable_column_added_later_still_reads_as_nulls(copy_of) -> None:
     table = HudiTableBuilder.from_base_uri(str(path)).with_hudi_option("hoodie.metadata.enable", "false").build()
     rows = pa.Table.from_batches(table.read())
     assert rows.column("txn_metadata").null_count > 0
+
+
+# -- 7. bounded checks in decoders and configs -------------------------------------------
+
+
+def test_negative_record_length_in_columnar_avro_block() -> None:
+    schema = {"type": "record", "name": "r", "fields": [{"name": "s", "type": ["null", "string"]}]}
+    buf = io.BytesIO()
+    fastavro.schemaless_writer(buf, fastavro.parse_schema(schema), {"s": "abc"})
+    datum = buf.getvalue()
+    content = struct.pack(">iii", 3, 2, len(datum)) + datum + struct.pack(">i", -3) + datum
+    block = LogBlock(BlockType.AVRO_DATA, {HeaderKey.SCHEMA: json.dumps(schema)}, content, "file:///t/.f-0_1.log.1", 9)
+    with pytest.raises(HudiCorruptFileError, match=r"record 1 has negative length -3 at content offset"):
+        decode_avro_block(block)
+
+
+def test_parquet_block_checks_utf8_of_string_columns_only() -> None:
+    from hudi_ray.core.log_file.content import _holds_strings
+
+    assert _holds_strings(pa.list_(pa.struct([("a", pa.string())])))
+    assert _holds_strings(pa.map_(pa.string(), pa.int32()))
+    assert _holds_strings(pa.dictionary(pa.int32(), pa.string()))
+    assert not _holds_strings(pa.struct([("a", pa.int64()), ("b", pa.binary())]))
+    # Invalid UTF-8 nested in a list of strings is still found; binary bytes are not text.
+    buf = io.BytesIO()
+    table = pa.table({"l": [["abcdefgh"]], "b": [b"\xff\xfe"]})
+    pq.write_table(table, buf, compression="NONE", use_dictionary=False, write_statistics=False)
+    block = LogBlock(BlockType.PARQUET_DATA, {}, buf.getvalue(), "file:///t/p/.f-0_1.log.1_0-1-1", 7)
+    assert decode_parquet_block(block).column("b").to_pylist() == [b"\xff\xfe"]
+    bad = buf.getvalue().replace(b"abcdefgh", b"ab\xff\xfeefgh")
+    block = LogBlock(BlockType.PARQUET_DATA, {}, bad, "file:///t/p/.f-0_1.log.1_0-1-1", 7)
+    with pytest.raises(HudiCorruptFileError, match=r"PARQUET_DATA block at byte 7"):
+        decode_parquet_block(block)
+
+
+@pytest.mark.parametrize(("value", "enabled"), [(None, True), ("true", True), ("false", False), ("FALSE", False)])
+def test_metadata_table_enabled_config(value: str | None, enabled: bool) -> None:
+    from hudi_ray.core.config import TableConfig
+
+    options = {} if value is None else {"hoodie.metadata.enable": value}
+    assert TableConfig(options).metadata_table_enabled is enabled

@@ -151,3 +151,141 @@ def test_archived_writes_switch_the_record_index_off(table_path, tmp_path: Path)
     table = HudiTableBuilder.from_base_uri(str(dest)).build()
     assert _stage(table, [("txn_id", "=", "TXN-001")]) is None
     assert to_table(table.read(HudiReadOptions(filters=[("txn_id", "=", "TXN-001")]))).num_rows == 1
+
+
+COMPLEX_TABLE = "sample_table/cow/v9_txns_complex_meta"
+
+
+def test_composite_keys_are_looked_up_as_stored(table_path) -> None:
+    """A complex key generator stores ``txn_id:X,account_id:Y``: the record index is used only
+    when every key field names its values (or the stored key is given), never for one field."""
+    table = HudiTableBuilder.from_base_uri(str(table_path(COMPLEX_TABLE))).build()
+    everything = to_table(table.read())
+    assert "txn_id:TXN-001,account_id:ACC-A" in everything["_hoodie_record_key"].to_pylist()
+    cases = [
+        [("txn_id", "=", "TXN-001")],
+        [("account_id", "=", "ACC-A")],
+        [("txn_id", "IN", "TXN-001,TXN-003,TXN-999")],
+        [("txn_id", "=", "TXN-001"), ("account_id", "=", "ACC-A")],
+        [("txn_id", "IN", "TXN-001,TXN-003,TXN-999"), ("account_id", "IN", "ACC-A,ACC-Z")],
+        [("txn_id", "=", "TXN-001"), ("account_id", "=", "ACC-B")],  # no such key
+        [("_hoodie_record_key", "=", "txn_id:TXN-001,account_id:ACC-A")],
+        [("_hoodie_record_key", "=", "TXN-001")],
+    ]
+    for filters in cases:
+        got = to_table(table.read(HudiReadOptions(filters=filters)), everything.schema)
+        expected = everything
+        for f in filters:
+            expected = _expected(expected, f)
+        assert row_set(got) == row_set(expected), filters
+    # One field alone names no stored key; the key found proves the composition.
+    for filters in cases[:3] + cases[5:6]:
+        assert _stage(table, filters) is None, filters
+    for filters in (cases[3], cases[4], cases[6]):
+        stage = _stage(table, filters)
+        assert stage is not None and stage.file_slices == 1, filters
+
+
+def test_single_field_complex_key_generator_skips_the_record_index(table_path, tmp_path: Path) -> None:
+    """Over one field a complex key generator stores ``field:value`` or the bare value, by
+    version and option: the field's filter is not looked up; the stored key still is."""
+    dest = tmp_path / "t"
+    shutil.copytree(table_path("sample_table/cow/v9_txns_simple_meta"), dest)
+    props = dest / ".hoodie/hoodie.properties"
+    text = props.read_text()
+    assert "hoodie.table.keygenerator.type=SIMPLE\n" in text
+    props.write_text(
+        text.replace("hoodie.table.keygenerator.type=SIMPLE\n", "hoodie.table.keygenerator.type=COMPLEX\n")
+    )
+    table = HudiTableBuilder.from_base_uri(str(dest)).build()
+    for op, value in (("=", "TXN-001"), ("IN", "TXN-001,TXN-999")):
+        assert _stage(table, [("txn_id", op, value)]) is None
+        assert to_table(table.read(HudiReadOptions(filters=[("txn_id", op, value)]))).num_rows == 1
+    assert _stage(table, [("_hoodie_record_key", "=", "TXN-001")]) is not None
+
+
+def _has_archived_history(path: Path) -> bool:
+    from hudi_ray.core.config import load_table_config
+    from hudi_ray.core.storage import Storage
+    from hudi_ray.core.table.record_index import _archived_history
+
+    storage = Storage(str(path), {})
+    return _archived_history(storage, load_table_config(storage, {}))
+
+
+@pytest.mark.parametrize(
+    ("folder_line", "archive_file"),
+    [
+        ("hoodie.archivelog.folder=archived\n", "archived/.commits_.archive.1_1-0-1"),
+        ("hoodie.archivelog.folder=\n", ".commits_.archive.1_1-0-1"),  # legacy: the archive is .hoodie
+        ("", "archived/.commits_.archive.1_1-0-1"),  # the default folder
+        ("hoodie.archivelog.folder=../outside\n", None),  # never listed: assumed to hold history
+        ("hoodie.archivelog.folder=/abs\n", None),
+    ],
+)
+def test_archived_history_of_layout_1_tables(table_path, tmp_path: Path, folder_line: str, archive_file) -> None:
+    dest = tmp_path / "t"
+    shutil.copytree(table_path("sample_table/cow/v6_simplekeygen_nonhivestyle"), dest)
+    props = dest / ".hoodie/hoodie.properties"
+    props.write_text(props.read_text().replace("hoodie.archivelog.folder=archived\n", folder_line))
+    if archive_file is None:
+        assert _has_archived_history(dest)
+        return
+    assert not _has_archived_history(dest)
+    (dest / ".hoodie" / archive_file).parent.mkdir(exist_ok=True)
+    (dest / ".hoodie" / archive_file).write_bytes(b"")
+    assert _has_archived_history(dest)
+
+
+def test_history_in_the_timeline_folder_switches_the_record_index_off(table_path, tmp_path: Path) -> None:
+    dest = tmp_path / "t"
+    shutil.copytree(table_path("sample_table/cow/v9_txns_simple_meta"), dest)
+    props = dest / ".hoodie/hoodie.properties"
+    props.write_text(
+        props.read_text().replace("hoodie.timeline.history.path=history\n", "hoodie.timeline.history.path=\n")
+    )
+    table = HudiTableBuilder.from_base_uri(str(dest)).build()
+    assert _stage(table, [("txn_id", "=", "TXN-001")]) is not None
+    (dest / ".hoodie/timeline/manifest_1").write_text("{}")
+    table = HudiTableBuilder.from_base_uri(str(dest)).build()
+    assert _stage(table, [("txn_id", "=", "TXN-001")]) is None
+
+
+def test_record_index_verdict_is_computed_once_per_table(table_path, monkeypatch) -> None:
+    """Suspect files and their key-column stats are fetched once, by exact keys, not per query."""
+    from hudi_ray.core.metadata import MetadataTable
+
+    calls: list[tuple[str, bool]] = []
+    records = MetadataTable.records
+
+    def counting(self, partition, keys=None, prefixes=None):
+        calls.append((partition, keys is not None))
+        return records(self, partition, keys=keys, prefixes=prefixes)
+
+    monkeypatch.setattr(MetadataTable, "records", counting)
+    table = HudiTableBuilder.from_base_uri(str(table_path("sample_table/cow/v9_timebasedkeygen_nonhivestyle"))).build()
+    assert _stage(table, [("txn_id", "=", "TXN-003")]) is not None
+    # Column-stats pruning of the plan scans by prefix; the verdict looks up its files' keys.
+    assert calls.count(("column_stats", True)) == 1
+    for key in ("TXN-004", "TXN-001", "TXN-003"):
+        _stage(table, [("txn_id", "=", key)])
+    assert calls.count(("column_stats", True)) == 1
+
+
+def test_write_stat_paths_are_checked_once_per_instant(table_path, monkeypatch) -> None:
+    import hudi_ray.core.timeline.timeline as timeline_module
+
+    checked: list[str] = []
+    check = timeline_module.check_metadata_path
+    monkeypatch.setattr(timeline_module, "check_metadata_path", lambda v, *a: checked.append(v) or check(v, *a))
+    table = HudiTableBuilder.from_base_uri(str(table_path("sample_table/cow/v9_txns_simple_meta"))).build()
+    timeline = table.get_timeline()
+    instant = timeline.data_instants[-1]
+    stats = timeline.write_stats(instant)
+    assert stats and len(checked) >= len(stats)
+    table.read()
+    before = len(checked)
+    for _ in range(3):
+        assert timeline.write_stats(instant) == stats
+    table.read(HudiReadOptions(filters=[("txn_id", "=", "TXN-001")]))
+    assert len(checked) == before

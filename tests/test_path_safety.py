@@ -401,3 +401,155 @@ def test_s3_credentials_in_uri_are_used_and_never_shown(
         assert asyncio.run(planner.compute_table_stats()) is not None
     assert f"Planner of s3://{bucket}/{TABLE}" in caplog.text
     _no_secret(caplog.text)
+
+
+# -- credentials kept in the URI (clients that authenticate from it) ---------------
+
+
+@pytest.fixture
+def basic_auth_server(tmp_path: Path):
+    """An HTTP server of ``tmp_path`` answering only requests with basic auth ``user:pw``."""
+    import base64
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    expected = "Basic " + base64.b64encode(b"user:pw").decode()
+
+    class Handler(SimpleHTTPRequestHandler):
+        def _authorized(self) -> bool:
+            if self.headers.get("Authorization") == expected:
+                return True
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="t"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return False
+
+        def do_GET(self) -> None:
+            if self._authorized():
+                super().do_GET()
+
+        def do_HEAD(self) -> None:
+            if self._authorized():
+                super().do_HEAD()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(tmp_path)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_http_credentials_stay_in_the_uri_for_basic_auth(tmp_path: Path, basic_auth_server: int) -> None:
+    (tmp_path / "f.txt").write_bytes(b"hello")
+    port = basic_auth_server
+    storage = Storage(f"http://user:pw@127.0.0.1:{port}")
+    # aiohttp does basic auth from the URL; ``username``/``password`` options
+    # would reach it as unknown keyword arguments.
+    assert storage.options == {}
+    assert storage.read_bytes("f.txt") == b"hello"
+    assert storage.base_url == f"http://***@127.0.0.1:{port}"
+    assert storage.uri("f.txt") == f"http://***@127.0.0.1:{port}/f.txt"
+    assert ":pw@" not in repr(storage)
+    with pytest.raises(HudiStorageError) as info:
+        storage.read_bytes("missing.txt")
+    assert ":pw@" not in str(info.value) and "***@127.0.0.1" in str(info.value)
+    # Without the credentials the server refuses: the URI's are what authenticated.
+    with pytest.raises(HudiStorageError):
+        Storage(f"http://127.0.0.1:{port}").read_bytes("f.txt")
+
+
+def test_webhdfs_credentials_stay_in_the_uri() -> None:
+    storage = Storage("webhdfs://alice:pw@namenode:9870/warehouse/t")
+    assert storage.options == {}
+    assert (storage.fs.user, storage.fs.password) == ("alice", "pw")
+    assert storage.fs.url == "http://namenode:9870/webhdfs/v1"
+    assert storage.fs._strip_protocol(storage.full_path("p/f.parquet")) == "/warehouse/t/p/f.parquet"
+    assert storage.base_url == "webhdfs://***@namenode:9870/warehouse/t"
+    assert ":pw@" not in repr(storage)
+
+
+@pytest.mark.parametrize(
+    ("uri", "bare", "options"),
+    [
+        (CREDS_URI, "s3://bucket/warehouse/t", {"aws_access_key_id": KEY_ID, "aws_secret_access_key": SECRET}),
+        ("s3n://k:s@b/t", "s3n://b/t", {"aws_access_key_id": "k", "aws_secret_access_key": "s"}),
+        ("gs://k:s@b/t", "gs://b/t", {"username": "k", "password": "s"}),
+        ("ftp://u:p@host/t", "ftp://host/t", {"username": "u", "password": "p"}),
+        ("https://u:p@host/t", "https://u:p@host/t", {}),
+        ("webhdfs://u:p@nn:9870/t", "webhdfs://u:p@nn:9870/t", {}),
+        ("hdfs://u:p@nn:8020/t", "hdfs://u:p@nn:8020/t", {}),
+    ],
+)
+def test_move_credentials_only_where_the_client_takes_options(uri: str, bare: str, options: dict) -> None:
+    assert move_credentials(uri, {}) == (bare, options)
+
+
+def test_redaction_keeps_paths_holding_an_at_sign() -> None:
+    assert redact_text("Cannot read hdfs://nn:8020/tbl/p=a@b/f.parquet") == (
+        "Cannot read hdfs://nn:8020/tbl/p=a@b/f.parquet"
+    )
+    assert redact_text("see https://host:443/a/b@c/d") == "see https://host:443/a/b@c/d"
+    assert redact_text("hdfs://u:p@nn:8020/t/p=a@b") == "hdfs://***@nn:8020/t/p=a@b"
+    # An object store's secret may hold '/': still redacted.
+    assert redact_text(f"Cannot read {CREDS_URI}/p=a@b") == "Cannot read s3://***@bucket/warehouse/t/p=a@b"
+    # A URI that is not a credential does not hide one right after it.
+    text = redact_text(f"hdfs://nn:8020/a,{CREDS_URI}")
+    _no_secret(text)
+    assert text == "hdfs://nn:8020/a,s3://***@bucket/warehouse/t"
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"key": "explicit-key", "secret": "explicit-secret"},
+        {"aws_access_key_id": "explicit-key", "aws_secret_access_key": "explicit-secret"},
+        {"Access_Key_Id": "explicit-key", "secret_access_key": "explicit-secret"},
+    ],
+)
+def test_explicit_credentials_win_over_the_uri(given: dict) -> None:
+    uri, opts = move_credentials(CREDS_URI, given)
+    assert uri == "s3://bucket/warehouse/t"
+    assert opts == given  # no URI credential added beside an alias of it
+    storage = Storage(CREDS_URI, given)
+    assert (storage.fs.key, storage.fs.secret) == ("explicit-key", "explicit-secret")
+    # Per credential: an explicit key alone still takes the URI's secret.
+    assert move_credentials(CREDS_URI, {"key": "k"})[1] == {"key": "k", "aws_secret_access_key": SECRET}
+
+
+def test_s3n_credentials_reach_the_client() -> None:
+    storage = Storage(f"s3n://{KEY_ID}:{SECRET}@bucket/t", {"aws_region": "eu-west-1"})
+    assert (storage.fs.key, storage.fs.secret) == (KEY_ID, SECRET)
+    assert storage.base_url == "s3n://bucket/t"
+    _no_secret(repr(storage))
+
+
+@pytest.mark.parametrize("scheme", ["s3", "https"])
+def test_planner_name_tells_credentials_apart(scheme: str) -> None:
+    alice = planner_name(f"{scheme}://alice:pw1@bucket/warehouse/t")
+    bob = planner_name(f"{scheme}://bob:pw2@bucket/warehouse/t")
+    bare = planner_name(f"{scheme}://bucket/warehouse/t")
+    assert len({alice, bob, bare}) == 3
+    for name in (alice, bob):
+        assert "alice" not in name and "bob" not in name and "pw" not in name
+        assert name.startswith("hudi-planner-t-")
+
+
+def test_planner_name_same_for_uri_or_option_credentials() -> None:
+    opts = {"aws_access_key_id": KEY_ID, "aws_secret_access_key": SECRET}
+    assert planner_name(CREDS_URI) == planner_name("s3://bucket/warehouse/t", storage_options=opts)
+    _no_secret(planner_name(CREDS_URI))
+
+
+def test_ray_entry_points_hide_credentials_kept_in_the_uri() -> None:
+    with pytest.raises(HudiConfigError) as info:
+        hudi_datasource("https://alice:hunter2@host/warehouse/t", batch_size=0)
+    assert "hunter2" not in str(info.value) and "https://***@host/warehouse/t" in str(info.value)
+    assert "hunter2" not in planner_name("https://alice:hunter2@host/warehouse/t")

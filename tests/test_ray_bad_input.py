@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import hudi_ray
@@ -19,6 +20,10 @@ TABLE = "sample_table/cow/v9_txns_simple_meta"
     [
         ({"batch_size": "x"}, r"batch_size must be an integer > 0, got 'x'"),
         ({"batch_size": 0}, r"batch_size must be an integer > 0, got 0"),
+        ({"batch_size": True}, r"batch_size must be an integer > 0, got True"),
+        ({"batch_size": 2.0}, r"batch_size must be an integer > 0, got 2\.0"),
+        ({"prefetch_depth": "1"}, r"prefetch_depth must be an integer >= 0, got '1'"),
+        ({"override_num_blocks": np.int64(-2)}, r"override_num_blocks must be an integer > 0, got (np\.int64\()?-2"),
         ({"planner": "missing"}, r"planner='missing'"),
         ({"prefetch_depth": -1}, r"prefetch_depth must be an integer >= 0, got -1"),
         ({"override_num_blocks": 0}, r"override_num_blocks must be an integer > 0, got 0"),
@@ -33,3 +38,12 @@ TABLE = "sample_table/cow/v9_txns_simple_meta"
 def test_read_hudi_rejects_bad_arguments(table_path: TablePath, kwargs: dict, match: str) -> None:
     with pytest.raises(HudiConfigError, match=match):
         hudi_ray.read_hudi(str(table_path(TABLE)), **kwargs).materialize()
+
+
+def test_read_hudi_takes_numpy_integers(table_path: TablePath) -> None:
+    path = str(table_path(TABLE))
+    expected = hudi_ray.read_hudi(path).count()
+    ds = hudi_ray.read_hudi(
+        path, batch_size=np.int64(2), prefetch_depth=np.int32(1), override_num_blocks=np.int64(2), prefetch=True
+    )
+    assert ds.count() == expected

@@ -134,7 +134,8 @@ class TableConfig:
 
     @property
     def metadata_table_enabled(self) -> bool:
-        return self._bool(K.METADATA_TABLE_ENABLED, False)
+        """Whether reads may use the metadata table: on unless hoodie.metadata.enable is false."""
+        return self._bool(K.METADATA_TABLE_ENABLED, True)
 
     @property
     def key_generator(self) -> str:

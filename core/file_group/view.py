@@ -80,6 +80,36 @@ def snapshot_visibility(timeline: HudiTimeline, as_of: str | None) -> Visibility
     return Visibility(vis.instants, as_of, vis.on_timeline, vis.timeline_start)
 
 
+@dataclass(frozen=True)
+class _Cleaned:
+    """What cleans on the active timeline removed."""
+
+    files: frozenset[tuple[str, str]]  # (partition, file name); (partition, "") for a partition deleted whole
+    earliest_retained: str  # the latest clean's earliestCommitToRetain, "" when unknown
+
+
+class _GroupTimes:
+    """Base-file times per file group, needed only once a file is missing."""
+
+    def __init__(self, view: FileSystemView, groups: list[FileGroup], visibility: Visibility) -> None:
+        self.visible: dict[tuple[str, str], list[str]] = {}
+        self.completed: dict[tuple[str, str], list[str]] = {}
+        for g in groups:
+            key = (g.partition_path, g.file_id)
+            times = [b.instant_time for b, _, _ in g.base_files]
+            self.visible[key] = sorted(t for t in times if visibility.sees(t))
+            # Files of pending or failed writes supersede nothing.
+            self.completed[key] = sorted(t for t in times if view.timeline.is_completed_data_instant(t))
+        # Groups a later replace commit (one this read may not see) replaced:
+        # a clean may remove those files as well.
+        self.replaced_later = {
+            (partition, file_id)
+            for instant in view.timeline.get_completed_replacecommits()
+            for partition, ids in view.timeline.replaced_file_ids(instant).items()
+            for file_id in ids
+        }
+
+
 class FileSystemView:
     """Lists a table's partitions and files once, then answers slice queries."""
 
@@ -98,9 +128,9 @@ class FileSystemView:
         self._listings: dict[str, list[FileInfo]] = {}
         # Listings the metadata table gave: they hold no partition metafile.
         self._from_metadata: set[str] = set()
-        # Partitions commits wrote into that the storage listing did not find.
-        self._unlisted: set[str] = set()
-        self._cleaned: set[tuple[str, str]] | None = None
+        # Partitions the storage listing found (None: not listed from storage).
+        self._listed: set[str] | None = None
+        self._cleaned: _Cleaned | None = None
         self._lock = threading.Lock()
 
     # -- visibility ----------------------------------------------------------
@@ -132,6 +162,7 @@ class FileSystemView:
     def use_partitions(self, partitions: list[str]) -> None:
         """Take the partition list from elsewhere (the metadata table)."""
         self._partitions = sorted(partitions)
+        self._listed = None
 
     def use_listings(self, listings: dict[str, list[FileInfo]]) -> None:
         """Take partitions' file listings from elsewhere (the metadata table)."""
@@ -168,17 +199,19 @@ class FileSystemView:
             frontier = nxt
         # A partition a commit wrote but storage lacks stays in the list, so
         # that partition pruning decides whether the read needs it; reads
-        # that do fail instead of returning fewer rows.
-        self._unlisted = self._written_partitions() - set(found)
-        self._partitions = sorted(set(found) | self._unlisted)
+        # that do fail (``_present_partitions``) instead of returning fewer rows.
+        self._listed = set(found)
+        self._partitions = sorted(self._listed | self._written_partitions())
         return self._partitions
 
     def _written_partitions(self) -> set[str]:
-        return {
-            stat["partitionPath"]
-            for instant in self.timeline.data_instants
-            for stat in self.timeline.write_stats(instant)
-        }
+        """Partitions commits on the active timeline wrote into: the keys of
+        their metadata, which the timeline caches for the read's own checks;
+        the write stats are not walked."""
+        written: set[str] = set()
+        for instant in self.timeline.data_instants:
+            written.update(self.timeline.get_instant_metadata(instant).get("partitionToWriteStats") or ())
+        return written
 
     def file_groups(self, partitions: list[str]) -> list[FileGroup]:
         groups: dict[tuple[str, str], FileGroup] = {}
@@ -306,21 +339,32 @@ class FileSystemView:
     def _present_partitions(
         self, partitions: list[str], visibility: Visibility, replaced: set[tuple[str, str]]
     ) -> list[str]:
-        """``partitions`` without unlisted ones; an error when this read needs one."""
-        unlisted = self._unlisted.intersection(partitions)
+        """``partitions`` without the unlisted ones this read needs nothing from;
+        an error when it needs one storage lacks.
+
+        An unlisted partition that exists lacks its metafile (the listing looks
+        for it): it stays, for ``_check_metafiles`` to report.
+        """
+        if self._listed is None:
+            return partitions
+        unlisted = set(partitions) - self._listed
         if not unlisted:
             return partitions
+        cleaned = self._cleaned_files()
+        needed: set[str] = set()
         for instant, stat in self._expected_writes(unlisted, visibility, replaced):
             partition = stat["partitionPath"]
-            if (partition, "") in self._cleaned_files():
+            if partition in needed:
+                continue
+            if (partition, "") in cleaned.files:
                 continue  # a clean deleted the whole partition after a replace
-            if self.storage.exists(partition):
-                raise self._missing_metafile(partition, instant)
-            raise HudiFileNotFoundError(
-                f"Partition {self.storage.uri(partition)} written to by completed instant {instant.timestamp} "
-                f"({instant.action}) is missing from storage"
-            )
-        return [p for p in partitions if p not in unlisted]
+            if not self.storage.exists(partition):
+                raise HudiFileNotFoundError(
+                    f"Partition {self.storage.uri(partition)} written to by completed instant {instant.timestamp} "
+                    f"({instant.action}) is missing from storage"
+                )
+            needed.add(partition)
+        return [p for p in partitions if p not in unlisted or p in needed]
 
     def _check_committed_files_exist(
         self,
@@ -334,72 +378,77 @@ class FileSystemView:
 
         Without this a deleted file would silently fall back to an older
         version of its file group (or to nothing), and a deleted log file
-        would drop its updates and deletes. A file a later slice of its group
-        supersedes is not needed by a read that sees that slice.
+        would drop its updates and deletes. Three steps: the files visible
+        commits wrote, those of them storage lacks, and which of those the
+        read does not need or a clean removed.
         """
-        names: dict[tuple[str, str], set[str]] = {}
-        visible: dict[tuple[str, str], list[str]] = {}
-        completed: dict[tuple[str, str], list[str]] = {}
-        for g in groups:
-            key = (g.partition_path, g.file_id)
-            names[key] = {name for _, name, _ in g.base_files} | {lf.name for lf in g.log_files}
-            times = [b.instant_time for b, _, _ in g.base_files]
-            visible[key] = sorted(t for t in times if visibility.sees(t))
-            # Files of pending or failed writes supersede nothing.
-            completed[key] = sorted(t for t in times if self.timeline.is_completed_data_instant(t))
-        # Groups a later replace commit (one this read may not see) replaced:
-        # a clean may remove those files as well.
-        replaced_later = {
-            (partition, file_id)
-            for instant in self.timeline.get_completed_replacecommits()
-            for partition, ids in self.timeline.replaced_file_ids(instant).items()
-            for file_id in ids
-        }
+        expected = list(self._expected_writes(partitions, visibility, replaced))
+        self._check_metafiles(expected)
+        missing = self._missing_files(groups, expected)
+        if not missing:
+            return
+        times = _GroupTimes(self, groups, visibility)  # built only once a file is missing
+        for instant, stat in missing:
+            self._check_missing_file(instant, stat, times)
+
+    def _check_metafiles(self, expected: list[tuple[HudiInstant, dict]]) -> None:
+        """Every partition a visible commit wrote into holds its metafile."""
         wrote_into: dict[str, HudiInstant] = {}
-        for instant, stat in self._expected_writes(partitions, visibility, replaced):
-            path = stat["path"]
-            partition = stat["partitionPath"]
-            wrote_into.setdefault(partition, instant)
-            name = path.rsplit("/", 1)[-1]
-            key = (partition, stat["fileId"])
-            if name in names.get(key, ()):
-                continue
-            base = parse_base_file_name(name)
-            if base is not None:
-                if not self._in_latest_slice(base.instant_time, visible.get(key, [])):
-                    continue
-                superseded = not self._in_latest_slice(base.instant_time, completed.get(key, []))
-                what = "Base file"
-            else:
-                lf = parse_log_file_name(name)
-                if lf is None or lf.is_cdc:
-                    continue
-                slice_key = self._log_slice_key(lf)
-                if not self._in_latest_slice(slice_key, visible.get(key, [])):
-                    continue
-                superseded = not self._in_latest_slice(slice_key, completed.get(key, []))
-                what = "Log file"
-            # Time travel may need a file a later slice supersedes; a clean
-            # may have removed that one, and then fewer rows are expected.
-            cleaned = self._cleaned_files()
-            if (superseded or key in replaced_later) and ((partition, name) in cleaned or (partition, "") in cleaned):
-                continue
-            raise HudiFileNotFoundError(
-                f"{what} {self.storage.uri(path)} written by completed instant "
-                f"{instant.timestamp} ({instant.action}) is missing from storage"
-            )
+        for instant, stat in expected:
+            wrote_into.setdefault(stat["partitionPath"], instant)
         for partition, instant in sorted(wrote_into.items()):
             if partition in self._from_metadata:
-                continue
+                continue  # the metadata table's listings hold no metafile
             if not any(e.name.startswith(_PARTITION_METAFILE) for e in self._list(partition)):
-                raise self._missing_metafile(partition, instant)
+                path = f"{partition}/{_PARTITION_METAFILE}" if partition else _PARTITION_METAFILE
+                raise HudiFileNotFoundError(
+                    f"Partition metafile {self.storage.uri(path)} of partition {partition!r}, written to by "
+                    f"completed instant {instant.timestamp} ({instant.action}), is missing from storage"
+                )
 
-    def _missing_metafile(self, partition: str, instant: HudiInstant) -> HudiFileNotFoundError:
-        path = f"{partition}/{_PARTITION_METAFILE}" if partition else _PARTITION_METAFILE
-        return HudiFileNotFoundError(
-            f"Partition metafile {self.storage.uri(path)} of partition {partition!r}, written to by "
-            f"completed instant {instant.timestamp} ({instant.action}), is missing from storage"
-        )
+    @staticmethod
+    def _missing_files(
+        groups: list[FileGroup], expected: list[tuple[HudiInstant, dict]]
+    ) -> list[tuple[HudiInstant, dict]]:
+        """The expected writes whose file the listing lacks."""
+        present = {(g.partition_path, name) for g in groups for _, name, _ in g.base_files}
+        present.update((g.partition_path, lf.name) for g in groups for lf in g.log_files)
+        return [(i, st) for i, st in expected if (st["partitionPath"], st["path"].rsplit("/", 1)[-1]) not in present]
+
+    def _check_missing_file(self, instant: HudiInstant, stat: dict, times: _GroupTimes) -> None:
+        """Fail unless the read does not need the missing file or a clean removed it."""
+        path = stat["path"]
+        partition = stat["partitionPath"]
+        name = path.rsplit("/", 1)[-1]
+        key = (partition, stat["fileId"])
+        base = parse_base_file_name(name)
+        if base is not None:
+            what, slice_key = "Base file", base.instant_time
+        else:
+            lf = parse_log_file_name(name)
+            if lf is None or lf.is_cdc:
+                return
+            what, slice_key = "Log file", self._log_slice_key(lf)
+        if not self._in_latest_slice(slice_key, times.visible.get(key, [])):
+            return  # a slice this read sees supersedes it
+        # Time travel may need a file a later slice supersedes (or of a group
+        # replaced later); a clean may have removed it, and then fewer rows
+        # are what the read gives.
+        superseded = not self._in_latest_slice(slice_key, times.completed.get(key, []))
+        cleanable = superseded or key in times.replaced_later
+        cleaned = self._cleaned_files()
+        if cleanable and ((partition, name) in cleaned.files or (partition, "") in cleaned.files):
+            return
+        if superseded and self._cleaned_by_retention(slice_key, times.completed.get(key, []), cleaned):
+            return
+        where = f"{what} {self.storage.uri(path)} written by completed instant {instant.timestamp} ({instant.action})"
+        if cleanable:
+            raise HudiFileNotFoundError(
+                f"{where} is missing from storage; a later completed slice of its file group (or a later replace "
+                "commit) supersedes it, so a clean probably removed it (it is older than the commits cleaning "
+                "retains, and that clean may have been archived): this read as of an older instant cannot be answered"
+            )
+        raise HudiFileNotFoundError(f"{where} is missing from storage")
 
     def _log_slice_key(self, lf: LogFile) -> str:
         """The time that places a log in a slice, as ``_logs_of_latest_slice`` does."""
@@ -410,17 +459,29 @@ class FileSystemView:
         return lf.base_instant
 
     @staticmethod
+    def _cleaned_by_retention(slice_key: str, completed: list[str], cleaned: _Cleaned) -> bool:
+        """Whether the latest clean's ``earliestCommitToRetain`` removed the slice
+        holding a file placed at ``slice_key``: as Hudi's cleaner keeps the
+        commits it retains, that is a slice older than the earliest retained
+        commit and not the last one before it."""
+        retain = cleaned.earliest_retained
+        if not retain:
+            return False
+        own = max((b for b in completed if b <= slice_key), default=slice_key)
+        return own < retain and any(own < b < retain for b in completed)
+
+    @staticmethod
     def _in_latest_slice(key: str, bases: list[str]) -> bool:
         """Whether a file placed at ``key`` belongs to the slice of the newest of ``bases``."""
         return not bases or max((b for b in bases if b <= key), default=None) == bases[-1]
 
-    def _cleaned_files(self) -> set[tuple[str, str]]:
-        """(partition, file name) of every file a completed clean deleted, and
-        (partition, "") for partitions a clean deleted whole."""
+    def _cleaned_files(self) -> _Cleaned:
+        """What the completed cleans on the active timeline removed."""
         with self._lock:
             if self._cleaned is not None:
                 return self._cleaned
-        cleaned: set[tuple[str, str]] = set()
+        files: set[tuple[str, str]] = set()
+        earliest_retained = ""
         for instant in self.timeline.instants:
             if instant.action != CLEAN:
                 continue
@@ -428,9 +489,13 @@ class FileSystemView:
             for partition, part in (meta.get("partitionMetadata") or {}).items():
                 part = part or {}
                 for path in part.get("successDeleteFiles") or []:
-                    cleaned.add((partition, str(path).rsplit("/", 1)[-1]))
+                    files.add((partition, str(path).rsplit("/", 1)[-1]))
                 if part.get("isPartitionDeleted"):
-                    cleaned.add((partition, ""))
+                    files.add((partition, ""))
+            retained = meta.get("earliestCommitToRetain")
+            if isinstance(retained, str) and retained:
+                earliest_retained = retained  # instants are oldest first: the latest clean's wins
+        cleaned = _Cleaned(frozenset(files), earliest_retained)
         with self._lock:
             self._cleaned = cleaned
         return cleaned

@@ -290,19 +290,28 @@ class HFileReader:
             pos += key_len
         return out
 
-    @staticmethod
-    def _non_root_entries(payload: bytes) -> list[BlockRef]:
+    def _non_root_entries(self, payload: bytes, block_offset: int) -> list[BlockRef]:
+        """The entries of the non-root index block at ``block_offset``."""
+
+        def corrupt(detail: str) -> HudiCorruptFileError:
+            return HudiCorruptFileError(f"HFile {self.where}: index block at offset {block_offset} {detail}")
+
+        if len(payload) < 4:
+            raise corrupt(f"has {len(payload)} bytes, too few for its entry count")
         (n,) = struct.unpack_from(">i", payload, 0)
         if n < 0 or 4 + 4 * (n + 1) > len(payload):
-            raise ValueError(f"index block declares {n} entries in {len(payload)} bytes")
+            raise corrupt(f"declares {n} entries in {len(payload)} bytes")
         offsets = struct.unpack_from(f">{n + 1}i", payload, 4)
         base = 4 + 4 * (n + 1)
         out = []
         for i in range(n):
             start = base + offsets[i]
+            end = base + offsets[i + 1]
+            # Each entry is a block offset (8 bytes), size (4) and first key.
+            if offsets[i] < 0 or start + 12 > end or end > len(payload):
+                raise corrupt(f"entry {i} spans bytes {start} to {end}, outside its {len(payload)}-byte block")
             offset, size = struct.unpack_from(">qi", payload, start)
-            key = payload[start + 12 : base + offsets[i + 1]]
-            out.append(BlockRef(offset, size, _row_of_key(key)))
+            out.append(BlockRef(offset, size, _row_of_key(payload[start + 12 : end])))
         return out
 
     @staticmethod
@@ -322,7 +331,7 @@ class HFileReader:
 
     def _children(self, ref: BlockRef) -> list[BlockRef]:
         payload, _ = self._block(ref.offset, None, ref.size)
-        return self._non_root_entries(payload)
+        return self._non_root_entries(payload, ref.offset)
 
     def data_blocks(self) -> list[BlockRef]:
         """Every data block in key order (walks all index levels)."""

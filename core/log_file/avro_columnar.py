@@ -66,10 +66,18 @@ class _Cursor:
         unpack = _I32.unpack_from
         for i in range(count):
             (n,) = unpack(content, pos)
-            if n < 0:
-                raise ValueError(f"record {i} has negative length {n} at content offset {pos}")
             starts[i] = pos + 4
             pos += 4 + n
+        # Checked once after the loop: each record's length is where the
+        # next one starts (less its length prefix) minus where it starts.
+        if count:
+            lengths = np.append(starts[1:] - 4, pos) - starts
+            negative = np.flatnonzero(lengths < 0)
+            if len(negative):
+                i = int(negative[0])
+                raise ValueError(
+                    f"record {i} has negative length {int(lengths[i])} at content offset {int(starts[i]) - 4}"
+                )
         if pos > len(content):
             raise ValueError("record lengths run past the end of the block")
         self.pos = starts

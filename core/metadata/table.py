@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hudi_ray.core.config import HudiTableConfig, TableConfig, load_table_config
+from hudi_ray.core.config import TableConfig, load_table_config
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiUnsafePathError
 from hudi_ray.core.expr.stats import ColumnStats
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, snapshot_visibility
@@ -87,7 +87,7 @@ class MetadataTable:
     @classmethod
     def open(cls, data_storage: Storage, data_config: TableConfig, data_timeline: HudiTimeline) -> MetadataTable | None:
         """The metadata table, or None when the table has none (or it is switched off)."""
-        if not data_config._bool(HudiTableConfig.METADATA_TABLE_ENABLED, True):
+        if not data_config.metadata_table_enabled:
             return None
         enabled = {p.strip() for p in (data_config.get("hoodie.table.metadata.partitions") or "").split(",") if p}
         inflight = {p.strip() for p in (data_config.get("hoodie.table.metadata.partitions.inflight") or "").split(",")}

@@ -62,32 +62,34 @@ def check_missing_columns(
     present: Collection[str],
     where: str,
     *,
+    required: Callable[[str], str | None],
     unknown: Callable[[], Iterable[str]] | None = None,
     filled: Collection[str] = (),
 ) -> None:
-    """Fail when a column ``target`` needs is absent from a file for a reason
-    other than schema evolution.
+    """Fail when a column the file must hold is absent from it.
 
     ``conform_table`` reads a missing column as nulls, which is right for a
-    nullable column added after the file was written. A required column can
-    not have been added that way, and a missing column next to a file column
-    the table does not know, one character apart, is a damaged name: reading
-    either as nulls would hand back wrong data without a word. ``unknown``
-    (the file's columns the table schema lacks) is only called when a column
-    is missing; ``filled`` are the columns taken from constants.
+    column schema evolution added after the file was written. ``required``
+    gives the reason a column may not be missing (None when it may). A
+    required column next to a file column the table does not know, one
+    character apart, is reported as a damaged name. ``unknown`` (the file's
+    columns the table schema lacks) is only called when a required column is
+    missing; ``filled`` are the columns taken from constants.
     """
-    missing = [f for f in target if f.name not in present and f.name not in filled]
+    missing = [
+        (f.name, reason)
+        for f in target
+        if f.name not in present and f.name not in filled and (reason := required(f.name)) is not None
+    ]
     if not missing:
         return
     strangers = list(unknown()) if unknown is not None else []
-    for f in missing:
-        near = [c for c in strangers if _one_char_apart(c, f.name)]
+    for name, _ in missing:
+        near = [c for c in strangers if _one_char_apart(c, name)]
         if near:
             raise HudiSchemaError(
-                f"Column {f.name!r} is missing from {where}, which has a column {near[0]!r} the table "
+                f"Required column {name!r} is missing from {where}, which has a column {near[0]!r} the table "
                 "schema does not know: the column name is damaged"
             )
-        if not f.nullable:
-            raise HudiSchemaError(
-                f"Required column {f.name!r} (not nullable in the table schema) is missing from {where}"
-            )
+    name, reason = missing[0]
+    raise HudiSchemaError(f"Required column {name!r} ({reason}) is missing from {where}")

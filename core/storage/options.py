@@ -34,7 +34,7 @@ def fsspec_kwargs(protocol: str, options: Mapping[str, str]) -> dict[str, Any]:
     if protocol in ("file", "local", ""):
         return {}
     kwargs: dict[str, Any] = {}
-    if protocol in ("s3", "s3a"):
+    if protocol.lower() in ("s3", "s3a", "s3n"):
         client: dict[str, Any] = {}
         for key, value in options.items():
             k = key.lower()

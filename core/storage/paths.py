@@ -8,6 +8,8 @@ not reach reprs, error messages or logs.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
 from collections.abc import Mapping
 from urllib.parse import unquote, urlsplit
@@ -19,16 +21,26 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 # Bucket names of these stores cannot hold ':' or '@', so ``key:secret@`` in
 # front of the bucket is credentials even when the secret's '/' is unencoded
 # (AWS secrets often contain one).
-_OBJECT_STORES = {"s3", "s3a", "s3n", "gs", "gcs"}
+_S3_STORES = {"s3", "s3a", "s3n"}
+_OBJECT_STORES = _S3_STORES | {"gs", "gcs"}
 _OBJECT_STORE_CREDENTIALS = re.compile(r"^(?P<user>[^:/@]*):(?P<password>[^@]*)@(?P<rest>[^/@]+(?:/.*)?)$", re.S)
 
 # In Azure URIs the part before '@' is the container, not a credential.
 _AZURE = {"abfs", "abfss", "az", "adl", "wasb", "wasbs"}
 
-# ``scheme://user:secret@`` (the secret may hold '/'), or ``scheme://token@``.
+# ``scheme://user:secret@`` (an object store's secret may hold '/'), or ``scheme://token@``.
 _URI_USERINFO = re.compile(
-    r"(?P<scheme>\b(?P<name>[A-Za-z][A-Za-z0-9+.\-]*)://)(?P<userinfo>[^\s'\"@/:]*:[^\s'\"@]*|[^\s'\"@/:]+)@"
+    r"(?P<scheme>\b(?P<name>[A-Za-z][A-Za-z0-9+.\-]*)://)"
+    r"(?P<userinfo>[^\s'\"@/:]*:(?P<password>[^\s'\"@]*)|[^\s'\"@/:]+)@"
 )
+
+# The option names of a URI's user and password per scheme, preferred name
+# first: an explicit option under any of them wins over the URI.
+_S3_CREDENTIAL_OPTIONS = (
+    ("aws_access_key_id", "access_key_id", "key", "username"),
+    ("aws_secret_access_key", "secret_access_key", "secret", "password"),
+)
+_USER_PASSWORD_OPTIONS = (("username", "user"), ("password",))
 
 REDACTED = "***"
 
@@ -121,11 +133,38 @@ def split_credentials(uri: str) -> tuple[str, str | None, str | None]:
     return parts._replace(netloc=netloc).geturl(), unquote(parts.username or ""), unquote(parts.password)
 
 
-def move_credentials(uri: str, options: Mapping[str, str]) -> tuple[str, dict[str, str]]:
-    """``uri`` without user info, and ``options`` with its credentials added.
+@functools.lru_cache(maxsize=64)
+def _takes_user_password(scheme: str) -> bool:
+    """Whether fsspec's filesystem for ``scheme`` takes ``username`` and ``password`` arguments."""
+    try:
+        import fsspec
 
-    Options given explicitly win over the URI's. Everything downstream then
-    carries a URI that is safe to print.
+        cls = fsspec.get_filesystem_class(scheme)
+        params = inspect.signature(cls.__init__).parameters
+    except Exception:  # unknown scheme, implementation not installed, no signature
+        return False
+    return "username" in params and "password" in params
+
+
+def credential_options(scheme: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The option names a ``scheme`` URI's user and password move to, or None
+    when they stay in the URI (its storage client authenticates from it:
+    aiohttp for ``http(s)``, WebHDFS, ...)."""
+    s = scheme.lower()
+    if s in _S3_STORES:
+        return _S3_CREDENTIAL_OPTIONS
+    if s in _OBJECT_STORES or _takes_user_password(s):
+        return _USER_PASSWORD_OPTIONS
+    return None
+
+
+def move_credentials(uri: str, options: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+    """``uri`` without user info, and ``options`` with its credentials added,
+    for schemes whose storage client takes credentials as options (object
+    stores); any other URI is returned unchanged and only redacted for display.
+
+    Options given explicitly win over the URI's: a URI credential is not set
+    when the options hold any alias of it (``key`` or ``aws_access_key_id``...).
     """
     merged = dict(options)
     if not isinstance(uri, str):
@@ -133,24 +172,40 @@ def move_credentials(uri: str, options: Mapping[str, str]) -> tuple[str, dict[st
     bare, user, password = split_credentials(uri)
     if password is None:
         return uri, merged
-    if bare.split("://", 1)[0].lower() in ("s3", "s3a", "s3n"):
-        merged.setdefault("aws_access_key_id", user or "")
-        merged.setdefault("aws_secret_access_key", password)
-    else:
-        merged.setdefault("username", user or "")
-        merged.setdefault("password", password)
+    names = credential_options(bare.split("://", 1)[0])
+    if names is None:
+        return uri, merged
+    given = {str(k).lower() for k in merged}
+    for aliases, value in zip(names, (user or "", password)):
+        if given.isdisjoint(aliases):
+            merged[aliases[0]] = value
     return bare, merged
 
 
-def _redact_userinfo(m: re.Match[str]) -> str:
-    if ":" not in m["userinfo"] and m["name"].lower() in _AZURE:
-        return m.group(0)
-    return f"{m['scheme']}{REDACTED}@"
+def _keeps_userinfo(m: re.Match[str]) -> bool:
+    name = m["name"].lower()
+    if ":" not in m["userinfo"]:
+        return name in _AZURE  # the container, not a credential
+    # Only an object store's secret may hold '/'; elsewhere the '/' ends the
+    # authority, and ``host:port/path@x`` is a path holding an '@'.
+    return "/" in m["password"] and name not in _OBJECT_STORES
 
 
 def redact_text(text: str) -> str:
     """``text`` with the user info of every URI in it replaced by ``***``."""
-    return _URI_USERINFO.sub(_redact_userinfo, text)
+    out: list[str] = []
+    pos = 0
+    while (m := _URI_USERINFO.search(text, pos)) is not None:
+        if _keeps_userinfo(m):
+            # Not user info: keep the scheme and look on from there (a later
+            # URI in the same run of text may still hold credentials).
+            out.append(text[pos : m.end("scheme")])
+            pos = m.end("scheme")
+        else:
+            out.append(f"{text[pos : m.start()]}{m['scheme']}{REDACTED}@")
+            pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def is_secret_key(key: str) -> bool:

@@ -39,21 +39,41 @@ class FileInfo:
     is_dir: bool
 
 
-def normalize_base_uri(base_uri: str) -> tuple[str, str]:
-    """Return ``(protocol, root)``: ``file`` with an absolute path, or a URL's scheme and path.
+# Filesystems whose paths are whole URLs (``_strip_protocol`` keeps or parses
+# the host and user info): their root is the URI itself.
+_URL_ROOTS = {"http", "https", "webhdfs", "swebhdfs"}
+# Schemes fsspec knows under another name.
+_FS_PROTOCOL = {"s3n": "s3"}
 
-    Credentials in the URI are left out of the root: it shows up in every
-    error message and log line.
+
+def normalize_base_uri(base_uri: str, *, keep_credentials: bool = False) -> tuple[str, str]:
+    """Return ``(protocol, root)``: ``file`` with an absolute path, or a URL's scheme and path
+    (the whole URL where the filesystem addresses files by URL, as for ``https``).
+
+    Credentials in the URI are left out of the root unless ``keep_credentials``:
+    only :class:`Storage` keeps them, for clients that authenticate from the URI,
+    and it redacts them for display.
     """
     if not base_uri:
         raise HudiStorageError("Empty table base URI")
-    base_uri = split_credentials(base_uri)[0]
+    if not keep_credentials:
+        base_uri = split_credentials(base_uri)[0]
     parsed = urlparse(base_uri)
     if parsed.scheme in ("", "file") or (len(parsed.scheme) == 1 and os.name == "nt"):
         path = unquote(parsed.path) if parsed.scheme == "file" else base_uri
         return "file", os.path.abspath(os.path.expanduser(path)).rstrip("/") or "/"
+    if parsed.scheme.lower() in _URL_ROOTS:
+        return parsed.scheme, base_uri.rstrip("/")
     root = f"{parsed.netloc}{parsed.path}".rstrip("/")
     return parsed.scheme, root
+
+
+def _url_kwargs(protocol: str, uri: str) -> dict:
+    """What fsspec itself takes from the URI (WebHDFS: host, port, user, password)."""
+    try:
+        return dict(fsspec.get_filesystem_class(protocol)._get_kwargs_from_urls(uri))
+    except Exception:  # no such filesystem: fsspec.filesystem reports it below
+        return {}
 
 
 def _join(root: str, rel: str) -> str:
@@ -64,11 +84,17 @@ class Storage:
     """Listing and reading of files under one root, sync and async."""
 
     def __init__(self, base_uri: str, options: Mapping[str, str] | None = None) -> None:
+        # Object stores take credentials as options; other clients (aiohttp,
+        # WebHDFS) authenticate from the URI, which keeps them: ``base_url``
+        # and every message built from it redact them.
         base_uri, self.options = move_credentials(base_uri, options or {})
-        self.protocol, self.root = normalize_base_uri(base_uri)
+        self.protocol, self.root = normalize_base_uri(base_uri, keep_credentials=True)
+        fs_protocol = _FS_PROTOCOL.get(self.protocol.lower(), self.protocol)
         kwargs = fsspec_kwargs(self.protocol, self.options)
+        if self.protocol.lower() in _URL_ROOTS:
+            kwargs = {**_url_kwargs(fs_protocol, base_uri), **kwargs}
         try:
-            self.fs: fsspec.AbstractFileSystem = fsspec.filesystem(self.protocol, **kwargs)
+            self.fs: fsspec.AbstractFileSystem = fsspec.filesystem(fs_protocol, **kwargs)
         except (ImportError, ValueError, TypeError) as exc:
             raise HudiStorageError(f"Cannot open storage for {self.base_url!r}: {redact_text(str(exc))}") from exc
 
@@ -77,9 +103,12 @@ class Storage:
 
     @property
     def base_url(self) -> str:
+        """The root as a URI safe to show: any user info is redacted."""
         if self.protocol == "file":
             return f"file://{self.root}"
-        return f"{self.protocol}://{self.root}"
+        if self.protocol.lower() in _URL_ROOTS:
+            return redact_text(self.root)
+        return redact_text(f"{self.protocol}://{self.root}")
 
     @property
     def is_local(self) -> bool:

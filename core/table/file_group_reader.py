@@ -18,13 +18,15 @@ from hudi_ray.core.file_group import HudiFileSlice, Visibility, parse_base_file_
 from hudi_ray.core.log_file import BlockType, LogBlock, read_log_blocks
 from hudi_ray.core.log_file.content import DATA_DECODERS, decode_delete_block
 from hudi_ray.core.merge import LogRecords, MergeConfig, MergeMode, merge_records
-from hudi_ray.core.schema import conform_table
+from hudi_ray.core.schema import conform_table, parse_avro_schema
 from hudi_ray.core.schema.arrow import check_missing_columns
+from hudi_ray.core.schema.required import RequiredColumns
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import move_credentials
 from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.read_options import DEFAULT_BATCH_SIZE, HudiReadOptions
 from hudi_ray.core.table.stream import HudiRecordBatchStream
+from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.timeline.timestamps import parse_timestamp
 
 COMMIT_TIME = "_hoodie_commit_time"
@@ -61,6 +63,14 @@ def _ordering_in(cfg: MergeConfig, schema: pa.Schema) -> MergeConfig:
     _warn_missing_ordering(tuple(f for f in cfg.ordering_fields if f not in present))
     mode = cfg.mode if present else MergeMode.COMMIT_TIME_ORDERING
     return dataclasses.replace(cfg, ordering_fields=present, mode=mode)
+
+
+def _commit_schemas(timeline: HudiTimeline) -> list[tuple[str, str | None]]:
+    """(instant time, writer schema) of the completed data commits, oldest first."""
+    return [
+        (i.timestamp, (timeline.get_instant_metadata(i).get("extraMetadata") or {}).get("schema"))
+        for i in timeline.data_instants
+    ]
 
 
 class ReadPlan:
@@ -143,6 +153,7 @@ class HudiFileGroupReader:
         self._read_defaults = {k: v for k, v in hudi.items() if is_read_config(k)}
         self._storage_options = storage_opts
         self._context = _context
+        self._required: RequiredColumns | None = None
 
     @property
     def is_metadata_table(self) -> bool:
@@ -212,6 +223,18 @@ class HudiFileGroupReader:
         self._check_base_columns(reader, base_rel, data, schema, constants)
         return conform_table(data, schema, constants, self.context.storage.uri(base_rel))
 
+    def _required_columns(self) -> RequiredColumns:
+        if self._required is None:
+            ctx = self.context
+            self._required = RequiredColumns(
+                parse_avro_schema(ctx.avro_schema_str, "table schema"),
+                meta_fields=ctx.config.populates_meta_fields,
+                # A partial, not a closure: readers are pickled to workers.
+                history=functools.partial(_commit_schemas, ctx.timeline),
+                create_schema=ctx.config.get("hoodie.table.create.schema"),
+            )
+        return self._required
+
     def _unknown_columns(self, names: Sequence[str]) -> list[str]:
         known = set(self.context.schema_with_meta_fields.names)
         return [n for n in names if n not in known]
@@ -219,10 +242,13 @@ class HudiFileGroupReader:
     def _check_base_columns(
         self, reader: ParquetReader, base_rel: str, data: pa.Table, schema: pa.Schema, constants: Mapping
     ) -> None:
+        parsed = parse_base_file_name(base_rel.rsplit("/", 1)[-1])
+        written_at = parsed.instant_time if parsed else None
         check_missing_columns(
             schema,
             data.column_names,
             self.context.storage.uri(base_rel),
+            required=lambda name: self._required_columns().reason(name, written_at),
             unknown=lambda: self._unknown_columns(reader.schema(base_rel).names),
             filled=constants.keys(),
         )
@@ -273,6 +299,7 @@ class HudiFileGroupReader:
                     schema,
                     raw.column_names,
                     f"the schema of {block.where()}",
+                    required=lambda name, at=block.instant_time: self._required_columns().reason(name, at),
                     unknown=lambda raw=raw: self._unknown_columns(raw.column_names),
                 )
                 records.add_data(raw, block.where())

@@ -15,16 +15,39 @@ two locations. A key lookup may use the record index only when no suspect file c
 hold the key by its column stats; a suspect file without stats (cleaned, or never
 indexed) may hold anything. Suspect files are known only from the commit metadata
 of the active timeline: once instants were archived the record index is not used.
+
+Keys are looked up as the key generator stored them: the raw value for a single key
+field under the simple, timestamp and non-partitioned key generators; ``field:value``
+pairs joined by ``,`` for several key fields, and only when every key field has an
+equality filter; the ``_hoodie_record_key`` value as given. Other key generators (a
+complex one over a single field stores either form, by version) are not looked up.
 """
 
 from __future__ import annotations
 
+import itertools
+import logging
+import math
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.config.keys import HudiTableConfig as K
-from hudi_ray.core.metadata import RECORD_INDEX, MetadataTable
+from hudi_ray.core.expr import ExprOperator, Filter
+from hudi_ray.core.expr.stats import ColumnStats, may_match
+from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.metadata import COLUMN_STATS, RECORD_INDEX, MetadataTable
+from hudi_ray.core.metadata.hashing import column_stats_key
+from hudi_ray.core.metadata.records import to_column_stats
 from hudi_ray.core.storage import Storage
+from hudi_ray.core.storage.paths import metadata_path_problem
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
 from hudi_ray.core.timeline.instant import DELTA_COMMIT
+
+log = logging.getLogger(__name__)
 
 # Indexed writes: only files that report inserts are suspect. Any other write
 # (INSERT, BULK_INSERT, INSERT_OVERWRITE, an unknown one) places records without
@@ -34,21 +57,49 @@ _INDEXED = frozenset({"UPSERT", "UPSERT_PREPPED", "DELETE", "DELETE_PREPPED", "D
 # record index follows records clustering moves.
 _RELOCATING = frozenset({"COMPACT", "LOG_COMPACT", "CLUSTER"})
 
+KEY_META_FIELD = "_hoodie_record_key"
+# Key generators that store a single key field's value as it is.
+_RAW_KEYGENS = frozenset(
+    {
+        "SIMPLE",
+        "TIMESTAMP",
+        "NON_PARTITION",
+        "SimpleKeyGenerator",
+        "SimpleAvroKeyGenerator",
+        "TimestampBasedKeyGenerator",
+        "TimestampBasedAvroKeyGenerator",
+        "NonpartitionedKeyGenerator",
+        "NonpartitionedAvroKeyGenerator",
+    }
+)
+# Hudi's placeholders for null and empty values in composite keys.
+_COMPOSITE_PLACEHOLDERS = frozenset({"__null__", "__empty__", ""})
+_MAX_COMPOSITE_KEYS = 10_000
+
 
 def _archived_history(storage: Storage, config: TableConfig) -> bool:
     """True when instants may have moved off the active timeline (LSM history or the
     archive folder)."""
     if config.table_version >= 8:
-        sub = (config.get(K.TIMELINE_HISTORY_PATH) or "history").strip("/")
-        folder = f"{config.timeline_path}/{sub}"
+        sub = config.get(K.TIMELINE_HISTORY_PATH)
+        sub = "history" if sub is None else sub.strip()
+        root = config.timeline_path
     else:
-        sub = (config.get(K.ARCHIVE_LOG_FOLDER) or "archived").strip("/")
-        folder = f".hoodie/{sub}"
-    if any(part in ("", ".", "..") for part in sub.split("/")) or ":" in sub:
-        return True  # a folder that may lie outside .hoodie is not listed; its instants stay unknown
+        sub = config.get(K.ARCHIVE_LOG_FOLDER)
+        sub = "archived" if sub is None else sub.strip()
+        root = ".hoodie"
+    if sub and metadata_path_problem(sub) is not None:
+        return True  # a folder that may lie outside the table is not listed; its instants stay unknown
+    folder = f"{root}/{sub.strip('/')}" if sub.strip("/") else root
     if not storage.exists(folder):
         return False
-    return any(not info.is_dir for info in storage.list_dir(folder))
+    files = [info.name for info in storage.list_dir(folder) if not info.is_dir]
+    if folder != root:
+        return bool(files)
+    # The history shares its folder with the instants: only its own files count.
+    if config.table_version >= 8:
+        return any(n.startswith("manifest_") or n == "_version_" or n.endswith(".parquet") for n in files)
+    return any(n.startswith(".commits_.archive") for n in files)
 
 
 def _maintained_record_index(first: HudiInstant, mdt: MetadataTable) -> bool:
@@ -78,6 +129,182 @@ def suspect_files(
         every_file = op not in _INDEXED
         for stat in timeline.write_stats(instant):
             if every_file or stat.get("numInserts") != 0:
-                name = (stat.get("path") or "").rsplit("/", 1)[-1]
-                out.setdefault(stat.get("partitionPath") or "", set()).add(name)
+                out.setdefault(stat["partitionPath"], set()).add(stat["path"].rsplit("/", 1)[-1])
     return out
+
+
+# -- which keys a filter names --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyLookup:
+    """The stored record keys a read's filters allow, and the filters they come from.
+
+    ``encoded``: the keys were composed from several key fields; when none of them is
+    found, the composition is not proven to match what the writer stored.
+    """
+
+    keys: frozenset[str]
+    filters: tuple[Filter, ...]
+    encoded: bool
+
+
+def _key_values(field: pa.Field | None, values: set[str]) -> set[str] | None:
+    """``values`` as a key generator renders them, for types rendered unambiguously."""
+    if field is None:
+        return None
+    if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
+        return values
+    if pa.types.is_integer(field.type):
+        try:
+            return {str(int(v)) for v in values}
+        except ValueError:
+            return None
+    return None  # decimals, dates, timestamps: Java's rendering is not reproduced here
+
+
+def key_lookup(config: TableConfig, filters: list[Filter], schema: pa.Schema) -> KeyLookup | None:
+    """The record keys an index lookup may use for these filters; None when they name
+    no key exactly or the stored form of the key is not known."""
+    by_field: dict[str, set[str]] = {}
+    used: dict[str, list[Filter]] = {}
+    for f in filters:
+        if f.operator in (ExprOperator.Eq, ExprOperator.In):
+            values = set(f.values)
+            by_field[f.field] = by_field[f.field] & values if f.field in by_field else values
+            used.setdefault(f.field, []).append(f)
+    key_fields = config.record_key_fields
+    exact = by_field.get(KEY_META_FIELD)
+    composed: set[str] | None = None
+    fields_used: list[str] = []
+    encoded = False
+    fields = [schema.field(k) if schema.get_field_index(k) >= 0 else None for k in key_fields]
+    if len(key_fields) == 1 and config.key_generator in _RAW_KEYGENS and key_fields[0] in by_field:
+        composed = _key_values(fields[0], by_field[key_fields[0]])
+        fields_used = key_fields if composed is not None else []
+    elif len(key_fields) > 1 and all(k in by_field for k in key_fields):
+        parts = [_key_values(f, by_field[k]) for f, k in zip(fields, key_fields)]
+        if all(p is not None and not (p & _COMPOSITE_PLACEHOLDERS) for p in parts):
+            ordered = [sorted(p or ()) for p in parts]
+            if math.prod(len(p) for p in ordered) <= _MAX_COMPOSITE_KEYS:
+                composed = {
+                    ",".join(f"{k}:{v}" for k, v in zip(key_fields, combo)) for combo in itertools.product(*ordered)
+                }
+                fields_used, encoded = key_fields, True
+    if exact is None and composed is None:
+        return None
+    if exact is None:
+        keys = composed
+    elif composed is None:
+        keys = exact
+    else:
+        keys = exact & composed
+    chosen = [f for name in [*fields_used, *([KEY_META_FIELD] if exact is not None else [])] for f in used[name]]
+    return KeyLookup(frozenset(keys or ()), tuple(chosen), encoded)
+
+
+# -- whether the record index names every copy ----------------------------------------
+
+
+class RecordIndexGuard:
+    """Per table: whether the record index alone may locate a lookup's keys.
+
+    The suspect files and their column stats per key column are fetched once and
+    kept: the table's timeline and metadata table do not change under it.
+    """
+
+    def __init__(self, storage: Storage, config: TableConfig, timeline: HudiTimeline, mdt: MetadataTable) -> None:
+        self._storage = storage
+        self._config = config
+        self._timeline = timeline
+        self._mdt = mdt
+        self._lock = threading.Lock()
+        self._suspects: dict[str, set[str]] | None = None
+        self._suspects_known = False
+        self._stats: dict[str, dict[tuple[str, str], ColumnStats]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def suspects(self) -> dict[str, set[str]] | None:
+        with self._lock:
+            if not self._suspects_known:
+                self._suspects = suspect_files(self._storage, self._config, self._timeline, self._mdt)
+                self._suspects_known = True
+            return self._suspects
+
+    def prune(
+        self, slices: list[HudiFileSlice], filters: list[Filter], schema: pa.Schema
+    ) -> list[HudiFileSlice] | None:
+        """The slices of the file groups holding the filters' keys; None when no filter
+        names keys as stored, or the index may not name every copy of them."""
+        lookup = key_lookup(self._config, filters, schema)
+        if lookup is None:
+            return None
+        if not self.allows(lookup, schema):
+            log.debug("Record index of %s not used: a write may have copied these keys", self._storage.base_url)
+            return None
+        located = self._mdt.record_locations(lookup.keys)
+        if lookup.encoded and not located:
+            return None  # keys composed from several fields: finding none proves no encoding
+        wanted = {(loc.partition, loc.file_id) for loc in located.values()}
+        live = {(s.partition_path, s.file_id) for s in slices}
+        partitions = {p for p, _ in live}
+        if any(p in partitions and (p, f) not in live for p, f in wanted):
+            return None  # the index names a file group the listing does not hold: stale
+        return [s for s in slices if (s.partition_path, s.file_id) in wanted]
+
+    def allows(self, lookup: KeyLookup, schema: pa.Schema) -> bool:
+        """True when no suspect file can hold one of the lookup's keys by its stats."""
+        suspects = self.suspects()
+        if suspects is None:
+            return False
+        files = [(p, n) for p, names in suspects.items() for n in names]
+        if not files:
+            return True
+        columns = sorted({f.field for f in lookup.filters})
+        stats = {c: self._column_stats(c, suspects, schema) for c in columns}
+        for file in files:
+            # An insert may have given the key a copy the index does not name; a
+            # file without stats (cleaned, never indexed) may have held anything.
+            if any(file not in stats[c] for c in columns):
+                return False
+            if may_match(lookup.filters, {c: stats[c][file] for c in columns}, schema):
+                return False
+        return True
+
+    def _column_stats(
+        self, column: str, suspects: dict[str, set[str]], schema: pa.Schema
+    ) -> dict[tuple[str, str], ColumnStats]:
+        with self._lock:
+            cached = self._stats.get(column)
+        if cached is not None:
+            return cached
+        out: dict[tuple[str, str], ColumnStats] = {}
+        idx = schema.get_field_index(column)
+        if idx >= 0 and self._mdt.has(COLUMN_STATS):
+            dtype = schema.field(idx).type
+            wanted = {column_stats_key(column, p, n): (p, n) for p, names in suspects.items() for n in names}
+            for key, rec in self._mdt.records(COLUMN_STATS, keys=list(wanted)).items():
+                cs = rec.get("ColumnStatsMetadata") or {}
+                where = wanted.get(key)
+                stats = to_column_stats(rec, dtype)
+                if where is not None and cs.get("columnName") == column and stats is not None:
+                    out[where] = stats
+            # A key lookup that missed (an index whose file groups split keys another
+            # way) falls back to scanning the partitions of the files it missed.
+            files = set(wanted.values())
+            missed = {p for p, n in files if (p, n) not in out}
+            if missed:
+                for where, by_column in self._mdt.column_stats([column], missed, schema).items():
+                    if where in files and column in by_column:
+                        out.setdefault(where, by_column[column])
+        with self._lock:
+            self._stats[column] = out
+        return out

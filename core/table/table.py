@@ -22,7 +22,7 @@ from hudi_ray.core.exceptions import (
     HudiSchemaError,
     HudiUnsupportedError,
 )
-from hudi_ray.core.expr import ExprOperator, Filter
+from hudi_ray.core.expr import Filter
 from hudi_ray.core.expr.arrow import prune_partitions
 from hudi_ray.core.expr.stats import may_match
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, parse_base_file_name
@@ -35,7 +35,7 @@ from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.explain import PlanExplain
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader, split_options
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
-from hudi_ray.core.table.record_index import suspect_files
+from hudi_ray.core.table.record_index import RecordIndexGuard
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
 from hudi_ray.core.timeline.timestamps import START_OF_TIME, parse_timestamp
@@ -134,7 +134,8 @@ class HudiReadPlan:
     at planning time, without cached commit metadata.
     """
 
-    base_uri: str
+    # Kept out of the repr: an http(s) URI may carry credentials the reader needs.
+    base_uri: str = field(repr=False)
     query_type: HudiQueryType
     options: HudiReadOptions
     slices: list[HudiFileSlice]
@@ -201,7 +202,7 @@ class HudiTable:
         self._context = TableContext.load(self._storage, self._user_hudi)
         self._view = FileSystemView(self._storage, self._context.config, self._context.timeline, self._partitioner)
         self._mdt: MetadataTable | object | None = _UNSET
-        self._suspects: dict[str, set[str]] | object | None = _UNSET
+        self._ri_guard: RecordIndexGuard | None = None
 
     def _partitioner(self) -> Partitioner:
         try:
@@ -351,49 +352,13 @@ class HudiTable:
     def _prune_by_record_index(
         self, slices: list[HudiFileSlice], filters: list[Filter], mdt: MetadataTable
     ) -> list[HudiFileSlice] | None:
-        """Only the file groups holding the keys of a ``key = x`` / ``key IN (...)``
-        filter; None when no filter qualifies or when the table's writes do not
-        prove that the index names every copy of these keys (see ``record_index``)."""
-        key_fields = self._context.config.record_key_fields
-        if len(key_fields) != 1 or not mdt.has(RECORD_INDEX):
+        """Only the file groups holding the keys of ``key = x`` / ``key IN (...)``
+        filters; None when the record index may not decide (see ``record_index``)."""
+        if not mdt.has(RECORD_INDEX):
             return None
-        names = {key_fields[0], "_hoodie_record_key"}
-        keys: set[str] | None = None
-        key_filters: list[Filter] = []
-        for f in filters:
-            if f.field in names and f.operator in (ExprOperator.Eq, ExprOperator.In):
-                keys = set(f.values) if keys is None else keys & set(f.values)
-                key_filters.append(f)
-        if keys is None:
-            return None
-        if self._suspects is _UNSET:
-            self._suspects = suspect_files(self._storage, self._context.config, self.get_timeline(), mdt)
-        suspects: dict[str, set[str]] | None = self._suspects  # type: ignore[assignment]
-        if suspects is None:
-            log.debug("Record index of %s not used: archived writes may have duplicated keys", self.base_url)
-            return None
-        if suspects:
-            schema = self._context.read_schema
-            fields = {f.field for f in key_filters}
-            stats = mdt.column_stats(fields, suspects, schema)
-            for partition, files in suspects.items():
-                for name in files:
-                    file_stats = stats.get((partition, name))
-                    # An insert may have given the key a copy the index does not
-                    # name; a file without stats (cleaned) may have held anything.
-                    if (
-                        file_stats is None
-                        or not fields <= file_stats.keys()
-                        or may_match(key_filters, file_stats, schema)
-                    ):
-                        return None
-        located = mdt.record_locations(keys)
-        wanted = {(loc.partition, loc.file_id) for loc in located.values()}
-        live = {(s.partition_path, s.file_id) for s in slices}
-        partitions = {p for p, _ in live}
-        if any(p in partitions and (p, f) not in live for p, f in wanted):
-            return None  # the index names a file group the listing does not hold: stale
-        return [s for s in slices if (s.partition_path, s.file_id) in wanted]
+        if self._ri_guard is None:
+            self._ri_guard = RecordIndexGuard(self._storage, self._context.config, self.get_timeline(), mdt)
+        return self._ri_guard.prune(slices, filters, self._context.read_schema)
 
     def _prune_by_column_stats(
         self, slices: list[HudiFileSlice], filters: list[Filter], mdt: MetadataTable

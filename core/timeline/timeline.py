@@ -15,7 +15,7 @@ from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiSchemaError, HudiTimelineError
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_ray.core.storage import Storage
-from hudi_ray.core.storage.paths import check_metadata_path, metadata_path_problem
+from hudi_ray.core.storage.paths import check_metadata_path
 from hudi_ray.core.timeline.instant import (
     CLUSTERING,
     COMMIT,
@@ -66,25 +66,39 @@ def _stat_file_id(path: str) -> str | None:
     return log_file.file_id if log_file is not None else None
 
 
-def validate_commit_metadata(meta: dict[str, Any], action: str, where: str) -> None:
-    """Check the parts of a data instant's metadata that planning trusts.
+def validate_commit_metadata(
+    meta: dict[str, Any], action: str, where: str, *, paths_where: str | None = None, base: str = "the table"
+) -> list[dict[str, Any]]:
+    """Check the parts of a data instant's metadata that planning trusts; return its
+    write stats, each with its partition set.
 
     Reads use the write stats to find the files an instant wrote and the
     replaced file ids to hide file groups; read leniently, damage there would
-    drop or resurrect rows without a word.
+    drop or resurrect rows without a word. Stats with no fileId or no path name
+    no file and are left out, as Hudi does. Paths are opened (footers,
+    existence checks): one leading outside the table fails here, naming
+    ``paths_where`` (default ``where``) and ``base``.
     """
     stats_by_partition = meta.get("partitionToWriteStats")
     if not isinstance(stats_by_partition, dict):
         got = "nothing" if stats_by_partition is None else type(stats_by_partition).__name__
         raise HudiTimelineError(f"Malformed commit metadata in {where}: partitionToWriteStats must be a map, got {got}")
+    paths_where = paths_where or where
+    out: list[dict[str, Any]] = []
     for partition, stats in stats_by_partition.items():
         if not isinstance(stats, list):
             raise HudiTimelineError(
                 f"Malformed commit metadata in {where}: write stats of partition {partition!r} "
                 f"must be a list, got {type(stats).__name__}"
             )
+        if partition:
+            check_metadata_path(partition, "Partition", paths_where, base)
         for stat in stats:
-            _validate_write_stat(stat, partition, where)
+            named = _validate_write_stat(stat, partition, where)
+            if named is None:
+                continue
+            check_metadata_path(named["path"], "Write stat path", paths_where, base)
+            out.append(named)
     if action == REPLACE_COMMIT:
         replaced = meta.get("partitionToReplaceFileIds")
         ok = isinstance(replaced, dict) and all(
@@ -95,9 +109,11 @@ def validate_commit_metadata(meta: dict[str, Any], action: str, where: str) -> N
                 f"Malformed replace commit metadata in {where}: partitionToReplaceFileIds must map "
                 "partitions to lists of file ids"
             )
+    return out
 
 
-def _validate_write_stat(stat: Any, partition: str, where: str) -> None:
+def _validate_write_stat(stat: Any, partition: str, where: str) -> dict[str, Any] | None:
+    """The stat with its partition set, or None when it names no file (null fileId or path)."""
     if not isinstance(stat, dict):
         raise HudiTimelineError(
             f"Malformed commit metadata in {where}: a write stat of partition {partition!r} "
@@ -105,12 +121,22 @@ def _validate_write_stat(stat: Any, partition: str, where: str) -> None:
         )
     file_id = stat.get("fileId")
     path = stat.get("path")
-    if not isinstance(file_id, str) or not file_id or not isinstance(path, str) or not path:
+    for key, value in (("fileId", file_id), ("path", path), ("partitionPath", stat.get("partitionPath"))):
+        if value is not None and not isinstance(value, str):
+            raise HudiTimelineError(
+                f"Malformed commit metadata in {where}: {key} of a write stat in partition {partition!r} "
+                f"must be a string, got {value!r}"
+            )
+    if file_id is None or not path:
+        return None  # names no file; Hudi's file listings skip such stats too
+    if not file_id:
         raise HudiTimelineError(
-            f"Malformed commit metadata in {where}: write stat in partition {partition!r} "
-            f"lacks fileId or path (fileId={file_id!r}, path={path!r})"
+            f"Malformed commit metadata in {where}: write stat for {path!r} in partition {partition!r} "
+            "has an empty fileId"
         )
-    if stat.get("partitionPath") != partition:
+    if stat.get("partitionPath") is None:
+        stat = {**stat, "partitionPath": partition}
+    elif stat["partitionPath"] != partition:
         raise HudiTimelineError(
             f"Malformed commit metadata in {where}: write stat for {path!r} has partitionPath "
             f"{stat.get('partitionPath')!r} but is listed under partition {partition!r}"
@@ -128,6 +154,7 @@ def _validate_write_stat(stat: Any, partition: str, where: str) -> None:
                 f"Malformed commit metadata in {where}: {key} of write stat for {path!r} "
                 f"must be a non-negative integer, got {value!r}"
             )
+    return stat
 
 
 class HudiTimeline:
@@ -148,7 +175,7 @@ class HudiTimeline:
         self._config = config
         self.instants = sorted(instants)
         self.pending = sorted(pending)
-        self._metadata: dict[str, dict[str, Any]] = {}
+        self._metadata: dict[str, tuple[dict[str, Any], list[dict[str, Any]] | None]] = {}
         self._lock = threading.Lock()
         self._clustering_requested = {
             i.timestamp for i in self.pending if i.action == CLUSTERING and i.state == "REQUESTED"
@@ -272,17 +299,28 @@ class HudiTimeline:
             raise HudiTimelineError(f"Instant {instant.timestamp} has no file on the active timeline")
         return self._storage.read_bytes(self._instant_path(instant))
 
+    def _resolve(self, instant: HudiInstant) -> HudiInstant:
+        """The timeline's instant for ``instant`` (which may carry only a timestamp)."""
+        resolved = instant if instant.file_name else self.find(instant.timestamp)
+        if resolved is None:
+            raise HudiTimelineError(f"Instant {instant.timestamp} is not a completed instant on the timeline")
+        return resolved
+
     def get_instant_metadata(self, instant: HudiInstant) -> dict[str, Any]:
+        return self._load_metadata(instant)[0]
+
+    def _load_metadata(self, instant: HudiInstant) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
+        """An instant's metadata and, for completed data instants, its validated write
+        stats; decoded and checked once per instant."""
         key = instant.file_name or instant.timestamp
         with self._lock:
             cached = self._metadata.get(key)
         if cached is not None:
             return cached
-        resolved = instant if instant.file_name else self.find(instant.timestamp)
-        if resolved is None:
-            raise HudiTimelineError(f"Instant {instant.timestamp} is not a completed instant on the timeline")
+        resolved = self._resolve(instant)
         where = self._storage.uri(self._instant_path(resolved))
         raw = self._read_raw(resolved)
+        stats: list[dict[str, Any]] | None = None
         if resolved.action in DATA_ACTIONS and resolved.is_completed:
             # Completed data instants always carry metadata; an empty file is
             # damage, and read as "wrote nothing" it hides the instant's rows.
@@ -291,17 +329,21 @@ class HudiTimeline:
                     f"Completed instant {resolved.timestamp} ({resolved.action}) has an empty metadata file {where}"
                 )
             meta = decode_instant_metadata(raw, where)
-            validate_commit_metadata(meta, resolved.action, f"{where} (instant {resolved.timestamp})")
+            stats = validate_commit_metadata(
+                meta,
+                resolved.action,
+                f"{where} (instant {resolved.timestamp})",
+                paths_where=self._metadata_where(resolved),
+                base=self._storage.base_url,
+            )
         else:
             meta = decode_instant_metadata(raw, where)
         with self._lock:
-            self._metadata[key] = meta
-        return meta
+            self._metadata[key] = (meta, stats)
+        return meta, stats
 
     def get_instant_metadata_in_json(self, instant: HudiInstant) -> str:
-        resolved = instant if instant.file_name else self.find(instant.timestamp)
-        if resolved is None:
-            raise HudiTimelineError(f"Instant {instant.timestamp} is not a completed instant on the timeline")
+        resolved = self._resolve(instant)
         raw = self._read_raw(resolved)
         if raw.startswith(_AVRO_MAGIC):
             return json.dumps(self.get_instant_metadata(resolved), default=str)
@@ -310,26 +352,21 @@ class HudiTimeline:
         return raw.decode("utf-8")
 
     def write_stats(self, instant: HudiInstant) -> list[dict[str, Any]]:
-        """Every write stat of an instant, across partitions."""
-        meta = self.get_instant_metadata(instant)
-        out: list[dict[str, Any]] = []
-        for partition, stats in (meta.get("partitionToWriteStats") or {}).items():
-            # Stat paths are opened (footers, existence checks): one leading
-            # outside the table must fail here, naming the commit file.
-            paths = [("Partition", partition)] if partition else []
-            paths += [("Write stat path", st["path"]) for st in stats if isinstance(st, dict) and st.get("path")]
-            for what, path in paths:
-                if isinstance(path, str) and metadata_path_problem(path) is not None:
-                    check_metadata_path(path, what, self._metadata_where(instant), self._storage.base_url)
-            out.extend(stats)
-        return out
+        """Every write stat of an instant that names a file, across partitions, each
+        with its ``partitionPath``; paths already checked to stay inside the table."""
+        meta, stats = self._load_metadata(instant)
+        if stats is None:  # not a completed data instant: checked on each call
+            if "partitionToWriteStats" not in meta:
+                return []
+            resolved = self._resolve(instant)
+            where = self._metadata_where(resolved)
+            stats = validate_commit_metadata(meta, resolved.action, where, base=self._storage.base_url)
+        return list(stats)
 
     def _metadata_where(self, instant: HudiInstant) -> str:
-        resolved = instant if instant.file_name else self.find(instant.timestamp)
-        if resolved is None:
-            return f"the commit metadata of instant {instant.timestamp}"
-        return f"the commit metadata of instant {resolved.timestamp} ({resolved.action}) at " + self._storage.uri(
-            self._instant_path(resolved)
+        return (
+            f"the commit metadata of instant {instant.timestamp} ({instant.action}) at "
+            f"{self._storage.uri(self._instant_path(instant))}"
         )
 
     def replaced_file_ids(self, instant: HudiInstant) -> dict[str, list[str]]:
