@@ -9,6 +9,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import pyarrow as pa
 
@@ -18,6 +19,8 @@ from hudi_ray.core.config.keys import is_read_config, warn_unknown_keys
 from hudi_ray.core.exceptions import (
     HudiConfigError,
     HudiCoreError,
+    HudiCorruptFileError,
+    HudiFileNotFoundError,
     HudiFilterError,
     HudiSchemaError,
     HudiUnsupportedError,
@@ -41,6 +44,8 @@ from hudi_ray.core.timeline import HudiInstant, HudiTimeline
 from hudi_ray.core.timeline.timestamps import START_OF_TIME, parse_timestamp
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 READ_PARALLELISM = max(2, min(8, os.cpu_count() or 2))
 _UNSET = object()
@@ -338,9 +343,12 @@ class HudiTable:
             data_filters = self._data_filters(filters)
             if data_filters:
                 schema = self._context.read_schema
-                stats = mdt.partition_stats({f.field for f in data_filters}, schema)
+                stats = _index_or_none(
+                    "partition stats", lambda: mdt.partition_stats({f.field for f in data_filters}, schema)
+                )
                 # A partition without stats is kept: absence proves nothing.
-                partitions = [p for p in partitions if p not in stats or may_match(data_filters, stats[p], schema)]
+                if stats is not None:
+                    partitions = [p for p in partitions if p not in stats or may_match(data_filters, stats[p], schema)]
             if explain is not None:
                 explain.add("partition stats", len(partitions))
         return partitions
@@ -442,12 +450,14 @@ class HudiTable:
         if read.query_type is HudiQueryType.Snapshot:
             stats_pruned = False
             if mdt is not None:
-                by_key = self._prune_by_record_index(slices, read.filters, mdt)
+                by_key = _index_or_none("record index", lambda: self._prune_by_record_index(slices, read.filters, mdt))
                 if by_key is not None:
                     slices = by_key
                     if explain is not None:
                         explain.add("record index", len({s.partition_path for s in slices}), len(slices))
-                by_stats = self._prune_by_column_stats(slices, read.filters, mdt)
+                by_stats = _index_or_none(
+                    "column stats", lambda: self._prune_by_column_stats(slices, read.filters, mdt)
+                )
                 if by_stats is not None:
                     slices, stats_pruned = by_stats, True
                     if explain is not None:
@@ -631,3 +641,14 @@ class HudiTable:
 
     def __repr__(self) -> str:
         return f"HudiTable({self.base_url!r}, type={self.table_type}, version={self.table_version})"
+
+
+def _index_or_none(index: str, prune: Callable[[], T]) -> T | None:
+    """An index's pruning, or None when its files are damaged or missing: pruning
+    is an optimisation, so the read goes on without it (as Apache Hudi falls
+    back to a full scan) and stays right."""
+    try:
+        return prune()
+    except (HudiCorruptFileError, HudiFileNotFoundError) as exc:
+        log.warning("Not pruning by the metadata table's %s: %s", index, exc)
+        return None
