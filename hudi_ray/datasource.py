@@ -33,13 +33,11 @@ from ray.data.datasource import Datasource, ReadTask
 from ray.data.expressions import BinaryExpr, ColumnExpr, Expr, LiteralExpr, Operation
 from ray.exceptions import RayActorError
 
-from hudi_ray.core.config.keys import HudiReadConfig as R
-from hudi_ray.core.config.keys import is_read_config, warn_unknown_keys
+from hudi_ray.core.config import HudiReadConfig as R
+from hudi_ray.core.config import is_read_config, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiFilterError
-from hudi_ray.core.expr import ExprOperator, Filter, from_str_tuples
-from hudi_ray.core.expr.arrow import cast_value
-from hudi_ray.core.storage.paths import redact_text
-from hudi_ray.core.storage.storage import normalize_base_uri
+from hudi_ray.core.expr import ExprOperator, Filter, cast_value, from_str_tuples
+from hudi_ray.core.storage import normalize_base_uri, redact_text
 from hudi_ray.core.table import HudiQueryType, HudiReadOptions
 from hudi_ray.planner import (
     PLANNER_NAMESPACE,

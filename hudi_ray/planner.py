@@ -38,11 +38,8 @@ from hudi_ray.core.base_file import FooterCache, ParquetReader
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiSchemaError
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.storage import Storage
-from hudi_ray.core.storage.paths import move_credentials, redact_text, split_credentials
-from hudi_ray.core.storage.storage import normalize_base_uri
-from hudi_ray.core.table import HudiQueryType, HudiReadOptions, HudiTable, HudiTableBuilder
-from hudi_ray.core.table.table import HudiReadPlan
+from hudi_ray.core.storage import Storage, move_credentials, normalize_base_uri, redact_text, split_credentials
+from hudi_ray.core.table import HudiQueryType, HudiReadOptions, HudiReadPlan, HudiTable, HudiTableBuilder
 from hudi_ray.core.util import split_by_size, split_into_chunks
 
 log = logging.getLogger(__name__)

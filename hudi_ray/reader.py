@@ -35,8 +35,7 @@ import pyarrow.parquet as pq
 from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.storage import Storage
-from hudi_ray.core.table import HudiFileGroupReader
-from hudi_ray.core.table.table import HudiReadPlan
+from hudi_ray.core.table import HudiFileGroupReader, HudiReadPlan
 
 log = logging.getLogger(__name__)
 
@@ -384,10 +383,9 @@ class SlicePrefetcher:
         plan = self._plan
         merging = s.has_log_files() and not plan.options.use_read_optimized()
         try:
-            read_plan = self._reader._plan(plan.options, self._storage.uri(rel), plan.commit_times, merging, rel)
+            return set(self._reader.decoded_columns(plan.options, rel, plan.commit_times, merging))
         except HudiCoreError:
             return None  # the read will report it; fetch everything meanwhile
-        return set(read_plan.read_schema.names)
 
 
 async def _none() -> None:

@@ -1,6 +1,6 @@
 """Filters: parsing, casting to column types, row masks and partition pruning."""
 
-from hudi_ray.core.expr.arrow import filters_to_expression, prune_partitions
+from hudi_ray.core.expr.arrow import cast_value, filters_to_expression, prune_partitions
 from hudi_ray.core.expr.filter import (
     ExprOperator,
     Filter,
@@ -12,6 +12,7 @@ from hudi_ray.core.expr.filter import (
 __all__ = [
     "ExprOperator",
     "Filter",
+    "cast_value",
     "col",
     "filters_to_expression",
     "from_str_tuples",

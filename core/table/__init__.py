@@ -4,11 +4,12 @@ from hudi_ray.core.table.builder import HudiTableBuilder
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
 from hudi_ray.core.table.stream import HudiRecordBatchStream
-from hudi_ray.core.table.table import HudiTable
+from hudi_ray.core.table.table import HudiReadPlan, HudiTable
 
 __all__ = [
     "HudiFileGroupReader",
     "HudiQueryType",
+    "HudiReadPlan",
     "HudiReadOptions",
     "HudiRecordBatchStream",
     "HudiTable",

@@ -198,6 +198,14 @@ class HudiFileGroupReader:
             ctx.read_schema, options, commit_times, self._range(options), where, merge_columns, base_instant
         )
 
+    def decoded_columns(
+        self, options: HudiReadOptions, base_rel: str, commit_times: frozenset[str] | None, merging: bool
+    ) -> list[str]:
+        """Top-level columns a read of ``base_rel`` with ``options`` decodes from the
+        file (the projection plus filter and merge columns), for readers fetching ahead."""
+        plan = self._plan(options, self.context.storage.uri(base_rel), commit_times, merging, base_rel)
+        return plan.read_schema.names
+
     def _partition_of(self, rel: str) -> str:
         return rel.rsplit("/", 1)[0] if "/" in rel else ""
 
