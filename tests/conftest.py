@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -46,3 +47,15 @@ def table_path(tables_root: Path):
         return dest
 
     return get
+
+
+@pytest.fixture
+def copy_of(table_path, tmp_path: Path):
+    """A private, writable copy of a shared table, so tests can damage it."""
+
+    def make(name: str) -> Path:
+        dest = tmp_path / Path(name).name
+        shutil.copytree(table_path(name), dest)
+        return dest
+
+    return make

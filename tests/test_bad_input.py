@@ -11,6 +11,8 @@ import struct
 import tracemalloc
 import warnings
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import hudi
@@ -50,6 +52,18 @@ def _first_data_block(data: bytes) -> int:
     offset = data.find(b"DATABLK*")
     assert offset >= 0
     return offset
+
+
+@contextmanager
+def _allocates_at_most(limit: int) -> Iterator[None]:
+    """Fails the test when the block allocates ``limit`` bytes or more, whether or not it raises."""
+    tracemalloc.start()
+    try:
+        yield
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert peak < limit, f"allocated {peak} bytes"
 
 
 def test_hfile_cell_with_negative_key_length_fails_instead_of_looping() -> None:
@@ -129,14 +143,11 @@ def _shift_offsets(data: bytes, shift: int) -> bytes:
 def test_gzip_bomb_in_hfile_block_is_refused_without_inflating_it() -> None:
     data = _bomb_hfile(declared=64, inflated=64 * 1024 * 1024)
     reader = HFileReader.from_bytes(data, "mem://bomb.hfile")
-    tracemalloc.start()
-    try:
-        with pytest.raises(HudiCorruptFileError, match=r"mem://bomb\.hfile.*offset \d+.*declared 64 bytes"):
-            list(reader.scan())
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 8 * 1024 * 1024, f"inflating a lying block allocated {peak} bytes"
+    with (
+        pytest.raises(HudiCorruptFileError, match=r"mem://bomb\.hfile.*offset \d+.*declared 64 bytes"),
+        _allocates_at_most(8 * 1024 * 1024),
+    ):
+        list(reader.scan())
 
 
 def test_hfile_block_declaring_gigabytes_is_refused() -> None:
@@ -161,14 +172,11 @@ _SCHEMA = json.dumps(
 def test_avro_block_with_huge_record_count_fails_without_allocating(count: int) -> None:
     content = struct.pack(">ii", 2, count) + struct.pack(">i", 3) + b"\x04ab\x00"
     block = LogBlock(BlockType.AVRO_DATA, {2: _SCHEMA}, content, "mem://log", 123)
-    tracemalloc.start()
-    try:
-        with pytest.raises(HudiCorruptFileError, match=rf"byte 123 of mem://log.*{count}"):
-            decode_avro_block(block)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 8 * 1024 * 1024
+    with (
+        pytest.raises(HudiCorruptFileError, match=rf"byte 123 of mem://log.*{count}"),
+        _allocates_at_most(8 * 1024 * 1024),
+    ):
+        decode_avro_block(block)
 
 
 def test_avro_block_with_negative_record_length() -> None:
@@ -307,14 +315,11 @@ def test_avro_block_with_huge_string_length_fails_without_allocating() -> None:
     record = b"\xfc\xff\xff\xff\x0f" + b"ab" + b"\x00"  # string length 2**31 - 2 (zigzag varint)
     content = struct.pack(">ii", 2, 1) + struct.pack(">i", len(record)) + record
     block = LogBlock(BlockType.AVRO_DATA, {2: _SCHEMA}, content, "mem://log", 55)
-    tracemalloc.start()
-    try:
-        with pytest.raises(HudiCorruptFileError, match=r"byte 55 of mem://log.*past the end"):
-            decode_avro_block(block)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 8 * 1024 * 1024
+    with (
+        pytest.raises(HudiCorruptFileError, match=r"byte 55 of mem://log.*past the end"),
+        _allocates_at_most(8 * 1024 * 1024),
+    ):
+        decode_avro_block(block)
 
 
 @pytest.mark.parametrize("length", [-5, 2**31 - 1])

@@ -35,18 +35,6 @@ TABLE = "sample_table/cow/v9_txns_simple_meta"
 V6_TABLE = "sample_table/cow/v6_simplekeygen_nonhivestyle"
 
 
-@pytest.fixture
-def copy_of(table_path, tmp_path: Path):
-    """A private, writable copy of a shared table, so tests can damage it."""
-
-    def make(name: str) -> Path:
-        dest = tmp_path / Path(name).name
-        shutil.copytree(table_path(name), dest)
-        return dest
-
-    return make
-
-
 def _rows(table: hudi_ray.HudiTable, options: HudiReadOptions | None = None) -> int:
     return sum(b.num_rows for b in table.read(options))
 
@@ -464,13 +452,19 @@ def test_missing_file_of_a_group_replaced_later(copy_of) -> None:
 TRIPS_MOR = "quickstart_trips_table/mor/avro/v8_trips_8i3u1d"
 
 
-def test_invalid_utf8_in_avro_log_block(copy_of) -> None:
-    path = copy_of(TRIPS_MOR)
+def _damage_trips_log(path: Path, old: bytes, new: bytes) -> Path:
+    """Replace the one occurrence of ``old`` in a log file of the trips table's copy."""
     log_file = next((path / "city=sao_paulo").glob(".*_20251220210130911.log.*"))
     raw = log_file.read_bytes()
-    assert raw.count(b"rider-G") == 1
+    assert raw.count(old) == 1
+    log_file.write_bytes(raw.replace(old, new))
+    return log_file
+
+
+def test_invalid_utf8_in_avro_log_block(copy_of) -> None:
+    path = copy_of(TRIPS_MOR)
     # Same length, so the block's structure stays intact and only the text is bad.
-    log_file.write_bytes(raw.replace(b"rider-G", b"rider\xff\xfe"))
+    log_file = _damage_trips_log(path, b"rider-G", b"rider\xff\xfe")
     table = HudiTableBuilder.from_base_uri(str(path)).build()
     where = rf"AVRO_DATA block at byte \d+ of .*{re.escape(log_file.name)}.*'rider'.*UTF-8"
     with pytest.raises(HudiCorruptFileError, match=where):
@@ -663,10 +657,7 @@ def test_meta_field_missing_when_the_table_does_not_populate_them(copy_of) -> No
 
 def test_near_name_in_log_block_of_an_optional_column_reads_as_nulls(copy_of) -> None:
     path = copy_of(TRIPS_MOR)
-    log_file = next((path / "city=sao_paulo").glob(".*_20251220210130911.log.*"))
-    raw = log_file.read_bytes()
-    assert raw.count(b'"name":"rider"') == 1
-    log_file.write_bytes(raw.replace(b'"name":"rider"', b'"name":"rhder"'))
+    _damage_trips_log(path, b'"name":"rider"', b'"name":"rhder"')
     rows = pa.Table.from_batches(HudiTableBuilder.from_base_uri(str(path)).build().read())
     assert rows.column("rider").null_count > 0
 
@@ -681,10 +672,7 @@ def test_near_name_in_log_block_of_an_optional_column_reads_as_nulls(copy_of) ->
 )
 def test_damaged_column_name_in_log_block_schema(copy_of, old: bytes, new: bytes, message: str) -> None:
     path = copy_of(TRIPS_MOR)
-    log_file = next((path / "city=sao_paulo").glob(".*_20251220210130911.log.*"))
-    raw = log_file.read_bytes()
-    assert raw.count(old) == 1
-    log_file.write_bytes(raw.replace(old, new))
+    log_file = _damage_trips_log(path, old, new)
     table = HudiTableBuilder.from_base_uri(str(path)).build()
     with pytest.raises(HudiSchemaError, match=message) as caught:
         table.read()

@@ -26,18 +26,6 @@ TABLE = "sample_table/cow/v9_txns_simple_meta"
 V6_TABLE = "sample_table/cow/v6_simplekeygen_nonhivestyle"
 
 
-@pytest.fixture
-def copy_of(table_path, tmp_path: Path):
-    """A private, writable copy of a shared table, so tests can damage it."""
-
-    def make(name: str) -> Path:
-        dest = tmp_path / Path(name).name
-        shutil.copytree(table_path(name), dest)
-        return dest
-
-    return make
-
-
 def test_missing_hoodie_folder(tmp_path: Path) -> None:
     with pytest.raises(HudiTableNotFoundError, match=r"\.hoodie"):
         HudiTableBuilder.from_base_uri(str(tmp_path)).build()

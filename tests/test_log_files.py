@@ -34,16 +34,6 @@ def _block(block_type: int, header: dict[int, str], content: bytes, *, trailing_
     return MAGIC + struct.pack(">q", size) + body + struct.pack(">q", size + 6 + trailing_delta)
 
 
-@pytest.fixture
-def copy_of(table_path, tmp_path: Path):
-    def make(name: str) -> Path:
-        dest = tmp_path / Path(name).name
-        shutil.copytree(table_path(name), dest)
-        return dest
-
-    return make
-
-
 def _logs(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob(".*.log.*") if "/.hoodie/" not in str(p))
 

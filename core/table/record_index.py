@@ -28,9 +28,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-import threading
 from dataclasses import dataclass
-from typing import Any
 
 import pyarrow as pa
 
@@ -46,6 +44,7 @@ from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import metadata_path_problem
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
 from hudi_ray.core.timeline.instant import DELTA_COMMIT
+from hudi_ray.core.util.locks import FreshLock
 
 log = logging.getLogger(__name__)
 
@@ -218,19 +217,10 @@ class RecordIndexGuard:
         self._config = config
         self._timeline = timeline
         self._mdt = mdt
-        self._lock = threading.Lock()
+        self._lock = FreshLock()
         self._suspects: dict[str, set[str]] | None = None
         self._suspects_known = False
         self._stats: dict[str, dict[tuple[str, str], ColumnStats]] = {}
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_lock", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
     def suspects(self) -> dict[str, set[str]] | None:
         with self._lock:

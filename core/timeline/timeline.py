@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import threading
 from typing import Any
 
 import fastavro
@@ -25,6 +24,7 @@ from hudi_ray.core.timeline.instant import (
     REPLACE_COMMIT,
     HudiInstant,
 )
+from hudi_ray.core.util.locks import FreshLock
 
 log = logging.getLogger(__name__)
 
@@ -176,21 +176,12 @@ class HudiTimeline:
         self.instants = sorted(instants)
         self.pending = sorted(pending)
         self._metadata: dict[str, tuple[dict[str, Any], list[dict[str, Any]] | None]] = {}
-        self._lock = threading.Lock()
+        self._lock = FreshLock()
         self._clustering_requested = {
             i.timestamp for i in self.pending if i.action == CLUSTERING and i.state == "REQUESTED"
         }
         self._data = [i for i in self.instants if i.action in DATA_ACTIONS]
         self._data_ts = {i.timestamp for i in self._data}
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_lock", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
     # -- loading ---------------------------------------------------------------
 
