@@ -30,7 +30,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 import hudi_ray
-from hudi_ray.core.writer import write_cow_table
+from hudi_testkit import write_cow_table
 
 DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "cow_scan"
 REGIONS = pa.array(["us", "eu", "apac", "latam"])

@@ -41,7 +41,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 import hudi_ray
-from hudi_ray.core.writer import CowTableSpec, CowTableWriter, MetadataTableOptions
+from hudi_testkit import CowTableSpec, CowTableWriter, MetadataTableOptions
 
 DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "data_skipping"
 ZIP = "10001"

@@ -49,7 +49,7 @@ import hudi_ray
 from hudi_ray.core.log_file import BlockType, read_log_blocks
 from hudi_ray.core.schema import avro_to_arrow_schema
 from hudi_ray.core.table import file_group_reader as fgr
-from hudi_ray.core.writer import MorTableWriter
+from hudi_testkit import MorTableWriter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cow_scan import generate  # the COW benchmark's row generator, in this directory

@@ -25,7 +25,7 @@ import ray
 from sample_table import trips, write_sample_table
 
 import hudi_ray
-from hudi_ray.core.writer import upsert_cow_table
+from hudi_testkit import upsert_cow_table
 
 
 def load_checkpoint(state: Path) -> str | None:

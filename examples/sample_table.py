@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from hudi_ray.core.writer import upsert_cow_table, write_cow_table
+from hudi_testkit import upsert_cow_table, write_cow_table
 
 CITIES = ["san_francisco", "sao_paulo", "chennai"]
 

@@ -5,20 +5,15 @@ at ``read_hudi`` time to one snapshot of the timeline; reading happens in Ray
 Data read tasks, each reading a chunk of file slices (``hudi_ray.reader``).
 
 Pushdown: ``select_columns`` narrows the columns the file group reader
-decodes, and ``filter(expr=...)`` predicates are pushed into the read. The
-conjuncts of a pushed predicate that are exactly ``column op literal`` (or
-``is_in``, or an OR of equalities on one column) become Hudi filters, which
-prune partitions and files by footer stats and mask rows; the whole
-predicate is then applied to the rows read, so results never depend on what
-could be translated.
+decodes, and ``filter(expr=...)`` predicates are pushed into the read: the
+parts that are Hudi filters (``hudi_ray.expressions``) prune partitions and
+files, and the whole predicate is then applied to the rows read, so results
+never depend on what could be translated.
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
-import datetime as dt
-import decimal
 import logging
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,18 +22,17 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 from ray.data import Dataset, read_datasource
-from ray.data._internal.arrow_block import _BATCH_SIZE_PRESERVING_STUB_COL_NAME as _STUB_COLUMN
 from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
-from ray.data.expressions import BinaryExpr, ColumnExpr, Expr, LiteralExpr, Operation
 from ray.exceptions import RayActorError
 
 from hudi_ray.core.config import HudiReadConfig as R
-from hudi_ray.core.config import is_read_config, warn_unknown_keys
+from hudi_ray.core.config import ReadTunables, is_read_config, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiFilterError
-from hudi_ray.core.expr import ExprOperator, Filter, cast_value, from_str_tuples
+from hudi_ray.core.expr import from_str_tuples
 from hudi_ray.core.storage import normalize_base_uri, redact_text
 from hudi_ray.core.table import HudiQueryType, HudiReadOptions
+from hudi_ray.expressions import predicate_to_filters, referenced_columns
 from hudi_ray.planner import (
     PLANNER_NAMESPACE,
     PlannedRead,
@@ -48,7 +42,9 @@ from hudi_ray.planner import (
     get_or_create_planner,
     get_planner,
 )
-from hudi_ray.reader import DEFAULT_BATCH_SIZE, DEFAULT_PREFETCH_DEPTH, ChunkRead, read_chunk
+from hudi_ray.ray_compat import datasources, sole_read, stub_column
+from hudi_ray.reader import ChunkRead, read_chunk
+from hudi_ray.tunables import RAY_TUNABLES
 
 if TYPE_CHECKING:
     from ray.actor import ActorHandle
@@ -74,9 +70,9 @@ class HudiDatasource(Datasource):
         snapshot: PlannerSnapshot,
         read_options: HudiReadOptions,
         columns: Sequence[str] | None = None,
-        batch_size: int = DEFAULT_BATCH_SIZE,
+        batch_size: int = RAY_TUNABLES.block_rows,
         prefetch: bool = False,
-        prefetch_depth: int = DEFAULT_PREFETCH_DEPTH,
+        prefetch_depth: int = RAY_TUNABLES.prefetch_depth,
     ) -> None:
         super().__init__()
         self._uri = table_uri
@@ -208,7 +204,7 @@ class HudiDatasource(Datasource):
         planned = self.planned().rechunk(parallelism)
         schema = self.output_schema()
         if schema is not None and not len(schema) and self._output_columns() is not None:
-            schema = pa.schema([pa.field(_STUB_COLUMN, pa.null())])
+            schema = pa.schema([pa.field(stub_column(), pa.null())])
         tasks: list[ReadTask] = []
         for chunk, stats in zip(planned.chunks, planned.stats):
             rows = [st.num_rows for st in stats]
@@ -226,189 +222,15 @@ class HudiDatasource(Datasource):
 
 def _read_fn(work: ChunkRead) -> Callable[[], Iterator[pa.Table]]:
     def read_hudi_chunk() -> Iterator[pa.Table]:
+        stub = stub_column()
         for table in read_chunk(work):
             if table.num_columns == 0:
                 # Arrow drops the rows of column-less tables when concatenating
                 # them; Ray's stub column keeps the count (e.g. for count()).
-                table = table.append_column(_STUB_COLUMN, pa.nulls(table.num_rows))
+                table = table.append_column(stub, pa.nulls(table.num_rows))
             yield table
 
     return read_hudi_chunk
-
-
-# -- Ray Data expressions to Hudi filters ----------------------------------------------
-
-_COMPARISONS = {
-    Operation.EQ: ExprOperator.Eq,
-    Operation.NE: ExprOperator.Ne,
-    Operation.LT: ExprOperator.Lt,
-    Operation.LE: ExprOperator.Lte,
-    Operation.GT: ExprOperator.Gt,
-    Operation.GE: ExprOperator.Gte,
-}
-# ``lit op col`` is ``col flipped(op) lit``.
-_FLIPPED = {
-    ExprOperator.Eq: ExprOperator.Eq,
-    ExprOperator.Ne: ExprOperator.Ne,
-    ExprOperator.Lt: ExprOperator.Gt,
-    ExprOperator.Lte: ExprOperator.Gte,
-    ExprOperator.Gt: ExprOperator.Lt,
-    ExprOperator.Gte: ExprOperator.Lte,
-}
-
-
-def referenced_columns(expr: Expr) -> list[str]:
-    """Names of the columns an expression reads, in first-use order."""
-    out: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, ColumnExpr):
-            out.append(node.name)
-        elif isinstance(node, Expr):
-            for f in dataclasses.fields(node):
-                walk(getattr(node, f.name))
-        elif isinstance(node, (list, tuple)):
-            for item in node:
-                walk(item)
-        elif isinstance(node, dict):
-            for item in node.values():
-                walk(item)
-
-    walk(expr)
-    return list(dict.fromkeys(out))
-
-
-def _conjuncts(expr: Expr) -> list[Expr]:
-    if isinstance(expr, BinaryExpr) and expr.op is Operation.AND:
-        return _conjuncts(expr.left) + _conjuncts(expr.right)
-    return [expr]
-
-
-def _disjuncts(expr: Expr) -> list[Expr]:
-    if isinstance(expr, BinaryExpr) and expr.op is Operation.OR:
-        return _disjuncts(expr.left) + _disjuncts(expr.right)
-    return [expr]
-
-
-def _same_kind(value: Any, dtype: pa.DataType) -> bool:
-    """Whether Arrow compares ``value`` with the column as a value of the column's
-    own kind (numbers with numbers, text with text, ...), not after converting one side."""
-    t = pa.types
-    if isinstance(value, bool):
-        return t.is_boolean(dtype)
-    if isinstance(value, int):
-        return t.is_integer(dtype) or t.is_floating(dtype) or t.is_decimal(dtype)
-    if isinstance(value, float):
-        return t.is_floating(dtype)
-    if isinstance(value, decimal.Decimal):
-        return t.is_decimal(dtype)
-    if isinstance(value, str):
-        return t.is_string(dtype) or t.is_large_string(dtype)
-    if isinstance(value, bytes):
-        return t.is_binary(dtype) or t.is_large_binary(dtype)
-    if isinstance(value, dt.datetime):
-        return t.is_timestamp(dtype)
-    if isinstance(value, dt.date):
-        return t.is_date(dtype)
-    return False
-
-
-def literal_text(value: Any, dtype: pa.DataType, column: str) -> str | None:
-    """``value`` as a Hudi filter value for a column of type ``dtype``, or None
-    when the filter would not compare exactly as Arrow compares the literal."""
-    if type(value).__module__ == "numpy" and hasattr(value, "item"):
-        value = value.item()  # numpy scalars compare as their Python values
-    if not _same_kind(value, dtype):
-        return None
-    if isinstance(value, dt.datetime):
-        if not pa.types.is_timestamp(dtype) or (value.tzinfo is None) != (dtype.tz is None):
-            return None
-        # Hudi reads a naive timestamp string as UTC for zoned columns.
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
-        text = value.isoformat()
-    elif isinstance(value, bytes):
-        try:
-            text = value.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    elif isinstance(value, (str, int, float, decimal.Decimal, dt.date)):
-        text = str(value)
-    else:
-        return None
-    try:
-        literal = pa.scalar(value)
-        exact = literal.cast(dtype, safe=True)
-        if not exact.cast(literal.type, safe=True).equals(literal):
-            return None  # the column type cannot hold the literal: Arrow compares in a wider type
-        parsed = cast_value(text, dtype, column)
-    except (pa.ArrowException, HudiFilterError, ValueError, TypeError, OverflowError):
-        return None
-    return text if parsed.equals(exact) else None
-
-
-def _column_literal(expr: BinaryExpr) -> tuple[str, Any, bool] | None:
-    """(column, literal value, flipped) for ``col op lit`` or ``lit op col``."""
-    if isinstance(expr.left, ColumnExpr) and isinstance(expr.right, LiteralExpr):
-        return expr.left.name, expr.right.value, False
-    if isinstance(expr.left, LiteralExpr) and isinstance(expr.right, ColumnExpr):
-        return expr.right.name, expr.left.value, True
-    return None
-
-
-def _to_filter(expr: Expr, schema: pa.Schema) -> Filter | None:
-    if not isinstance(expr, BinaryExpr):
-        return None
-    if expr.op is Operation.OR:
-        # col = a OR col = b OR col IN (...) on one column is col IN (a, b, ...).
-        parts = [_to_filter(d, schema) for d in _disjuncts(expr)]
-        if not parts or any(p is None or p.operator not in (ExprOperator.Eq, ExprOperator.In) for p in parts):
-            return None
-        fields = {p.field for p in parts if p is not None}
-        if len(fields) != 1:
-            return None
-        values = tuple(dict.fromkeys(v for p in parts if p is not None for v in p.values))
-        return Filter(fields.pop(), ExprOperator.In, values)
-    if expr.op in (Operation.IN, Operation.NOT_IN):
-        if not isinstance(expr.left, ColumnExpr) or not isinstance(expr.right, LiteralExpr):
-            return None
-        name = expr.left.name
-        idx = schema.get_field_index(name)
-        raw = expr.right.value
-        items = raw if isinstance(raw, list) else [raw]
-        if idx < 0 or not items:
-            return None
-        texts = [literal_text(v, schema.field(idx).type, name) for v in items]
-        if any(t is None for t in texts):
-            return None
-        op = ExprOperator.In if expr.op is Operation.IN else ExprOperator.NotIn
-        return Filter(name, op, tuple(t for t in texts if t is not None))
-    op = _COMPARISONS.get(expr.op)
-    found = _column_literal(expr)
-    if op is None or found is None:
-        return None
-    name, value, flipped = found
-    idx = schema.get_field_index(name)
-    if idx < 0:
-        return None
-    text = literal_text(value, schema.field(idx).type, name)
-    if text is None:
-        return None
-    return Filter(name, _FLIPPED[op] if flipped else op, (text,))
-
-
-def predicate_to_filters(expr: Expr, schema: pa.Schema) -> list[Filter]:
-    """The conjuncts of ``expr`` that are exactly Hudi filters on ``schema``'s columns.
-
-    Each returned filter keeps every row the predicate keeps (it is one of its
-    conjuncts, compared as Arrow compares), so it may prune files and mask rows.
-    """
-    out: list[Filter] = []
-    for conjunct in _conjuncts(expr):
-        f = _to_filter(conjunct, schema)
-        if f is not None and f not in out:
-            out.append(f)
-    return out
 
 
 # -- read_hudi -------------------------------------------------------------------------
@@ -465,7 +287,7 @@ def hudi_datasource(
     planner: str | ActorHandle | None = None,
     planner_options: dict[str, Any] | None = None,
     prefetch: bool | None = None,
-    prefetch_depth: int = DEFAULT_PREFETCH_DEPTH,
+    prefetch_depth: int = RAY_TUNABLES.prefetch_depth,
 ) -> HudiDatasource:
     """The datasource behind :func:`read_hudi`, pinned to the table's current
     snapshot (the arguments are ``read_hudi``'s). Engines other than Ray Data
@@ -483,7 +305,7 @@ def hudi_datasource(
     warn_unknown_keys(all_hudi)
     table_hudi = {k: v for k, v in all_hudi.items() if not is_read_config(k) and k not in LEGACY_READ_KEYS}
     read_opts = _read_options(query_type, filters, all_hudi, as_of_timestamp, start_timestamp, end_timestamp)
-    given_size = batch_size if batch_size is not None else (read_opts.batch_size() or DEFAULT_BATCH_SIZE)
+    given_size = batch_size if batch_size is not None else (read_opts.batch_size() or RAY_TUNABLES.block_rows)
     size = _as_int(given_size)
     if size is None or size <= 0:
         raise HudiConfigError(f"batch_size must be an integer > 0, got {given_size!r} (reading {shown})")
@@ -553,7 +375,7 @@ def read_hudi(
     planner: str | ActorHandle | None = None,
     planner_options: dict[str, Any] | None = None,
     prefetch: bool | None = None,
-    prefetch_depth: int = DEFAULT_PREFETCH_DEPTH,
+    prefetch_depth: int = RAY_TUNABLES.prefetch_depth,
 ) -> Dataset:
     """A Hudi table as a :class:`ray.data.Dataset`.
 
@@ -584,6 +406,11 @@ def read_hudi(
     The read is pinned to the table's timeline as of this call: executing the
     dataset later, or again, reads the same snapshot.
     """
+    if override_num_blocks is None:
+        # hoodie.read.input.partitions, as hudi-rs engines take it: the read's parallelism.
+        override_num_blocks = ReadTunables.from_options(
+            {str(k): str(v) for k, v in (hudi_options or {}).items()}
+        ).input_partitions
     if override_num_blocks is not None:
         num_blocks = _as_int(override_num_blocks)
         if num_blocks is None or num_blocks <= 0:
@@ -625,11 +452,7 @@ def read_hudi(
 def planned_read(ds: Dataset) -> PlannedRead:
     """The Hudi plan a dataset executes, after Ray's pushdown optimizations:
     which slices (files) it reads. For tests and diagnostics."""
-    from ray.data._internal.logical.optimizers import LogicalOptimizer
-
-    optimized = LogicalOptimizer().optimize(ds._logical_plan)
-    for op in optimized.dag.post_order_iter():
-        source = getattr(op, "datasource", None)
+    for source in datasources(ds):
         if isinstance(source, HudiDatasource):
             return source.planned()
     raise HudiCoreError("The dataset does not read a Hudi table through hudi_ray.read_hudi")
@@ -639,14 +462,7 @@ def hudi_datasource_of(ds: Dataset) -> tuple[HudiDatasource, dict[str, Any], int
     """For a dataset that is only a ``read_hudi`` read (after Ray's projection
     and predicate pushdown, with no other operation), its datasource, the read
     tasks' Ray options and the requested number of blocks; otherwise None."""
-    from ray.data._internal.logical.operators.read_operator import Read
-    from ray.data._internal.logical.optimizers import LogicalOptimizer
-
-    ops = list(LogicalOptimizer().optimize(ds._logical_plan).dag.post_order_iter())
-    if len(ops) != 1 or not isinstance(ops[0], Read) or ops[0].per_block_limit is not None:
+    read = sole_read(ds)
+    if read is None or not isinstance(read.datasource, HudiDatasource):
         return None
-    read = ops[0]
-    if not isinstance(read.datasource, HudiDatasource):
-        return None
-    blocks = read.parallelism if read.parallelism and read.parallelism > 0 else None
-    return read.datasource, dict(read.ray_remote_args or {}), blocks
+    return read.datasource, read.ray_remote_args, read.num_blocks

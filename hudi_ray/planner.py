@@ -26,35 +26,23 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from hudi_ray.core.base_file import FooterCache, ParquetReader
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiSchemaError
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.storage import Storage, move_credentials, normalize_base_uri, redact_text, split_credentials
-from hudi_ray.core.table import HudiQueryType, HudiReadOptions, HudiReadPlan, HudiTable, HudiTableBuilder
-from hudi_ray.core.util import split_by_size, split_into_chunks
+from hudi_ray.core.storage import move_credentials, normalize_base_uri, redact_text, split_credentials
+from hudi_ray.core.table import HudiReadOptions, HudiReadPlan, HudiTable, HudiTableBuilder
+from hudi_ray.core.util import split_balanced, split_by_size
+from hudi_ray.tunables import RAY_TUNABLES
 
 log = logging.getLogger(__name__)
 
 PLANNER_NAMESPACE = "hudi_ray"
-# Pinned snapshots kept per planner; a new one starts only when commits land.
-MAX_SNAPSHOTS = 16
-# Footers read for row counts and size estimates: one small range read per
-# base file, skipped above this many files (estimates then come from file sizes).
-MAX_FOOTERS_PER_PLAN = 4096
-FOOTER_PARALLELISM = 16
-FOOTER_CACHE_CAPACITY = 16384
-# Decoded Arrow over on-disk bytes, when no footer says better.
-PARQUET_EXPANSION = 3
-LOG_EXPANSION = 2
 
 
 @dataclass(frozen=True)
@@ -104,8 +92,10 @@ class PlannedRead:
         return [f for c in self.stats for st in c for f in st.input_files]
 
     def rechunk(self, num_chunks: int) -> PlannedRead:
-        """The same slices in ``num_chunks`` chunks (``split_into_chunks``), stats kept aligned."""
-        return self._regroup(split_into_chunks(self._flat(), num_chunks))
+        """The same slices in at most ``num_chunks`` contiguous chunks of nearly
+        equal estimated size (``split_balanced``), stats kept aligned."""
+        flat = self._flat()
+        return self._regroup(split_balanced(flat, [st.size_bytes for _, st in flat], num_chunks))
 
     def rechunk_by_size(self, max_bytes: int, min_chunks: int = 1) -> PlannedRead:
         """The same slices in chunks of at most ``max_bytes`` estimated in-memory
@@ -144,7 +134,7 @@ class HudiPlanner:
         hudi_options: Mapping[str, str] | None = None,
         storage_options: Mapping[str, str] | None = None,
         refresh_interval_s: float = 0.0,
-        max_snapshots: int = MAX_SNAPSHOTS,
+        max_snapshots: int = RAY_TUNABLES.planner_snapshots,
     ) -> None:
         # The URI is logged and shipped with snapshots; its credentials are options.
         table_uri, storage_opts = move_credentials(table_uri, storage_options or {})
@@ -163,9 +153,6 @@ class HudiPlanner:
         self._current: str | None = None
         self._checked_at = float("-inf")
         self._lock: asyncio.Lock | None = None  # made on the actor's event loop
-        self._footers = FooterCache(FOOTER_CACHE_CAPACITY)
-        self._parquet: ParquetReader | None = None
-        self._pool = ThreadPoolExecutor(max_workers=FOOTER_PARALLELISM, thread_name_prefix="hudi-planner-footer")
         self.plans_served = 0
 
     # -- snapshots -------------------------------------------------------------
@@ -267,56 +254,20 @@ class HudiPlanner:
         with lock:
             plan = table.plan(options)
             table_stats = table.compute_table_stats(options)
+            estimates = plan.estimate()
+        storage_uri = plan.context.storage.uri
+        stats = [
+            SliceStats(
+                num_rows=e.num_rows,
+                size_bytes=e.size_bytes,
+                input_files=tuple(storage_uri(f) for f in _files_of(s)),
+            )
+            for s, e in zip(plan.slices, estimates)
+        ]
         whole = PlannedRead(
-            snapshot=snap,
-            plan=replace(plan, slices=[]),
-            chunks=[plan.slices],
-            stats=[self._slice_stats(plan)],
-            table_stats=table_stats,
+            snapshot=snap, plan=replace(plan, slices=[]), chunks=[plan.slices], stats=[stats], table_stats=table_stats
         )
         return whole.rechunk(num_chunks)
-
-    def _reader(self) -> ParquetReader:
-        if self._parquet is None:
-            self._parquet = ParquetReader(Storage(self._uri, self._storage_options), self._footers)
-        return self._parquet
-
-    def _footers_of(self, slices: Sequence[HudiFileSlice]) -> list[pq.FileMetaData | None]:
-        """Footers of the slices' base files, read concurrently; None where
-        there is no base file, too many files, or the footer is unreadable
-        (the read itself will report that file)."""
-        if len(slices) > MAX_FOOTERS_PER_PLAN:
-            return [None] * len(slices)
-        reader = self._reader()
-
-        def one(s: HudiFileSlice) -> pq.FileMetaData | None:
-            if not s.base_file_name or not s.base_file_name.endswith(".parquet"):
-                return None
-            try:
-                return reader.metadata(s.base_file_relative_path())
-            except HudiCoreError:
-                return None
-
-        return list(self._pool.map(one, slices))
-
-    def _slice_stats(self, plan: HudiReadPlan) -> list[SliceStats]:
-        storage_uri = plan.context.storage.uri
-        exact = plan.query_type is HudiQueryType.Snapshot and not plan.options.parsed_filters
-        wanted = _read_columns(plan)
-        out: list[SliceStats] = []
-        for s, md in zip(plan.slices, self._footers_of(plan.slices)):
-            files = [s.base_file_relative_path()] if s.base_file_name else []
-            files += s.log_files_relative_paths()
-            logs = sum(int(x) for x in s.log_file_sizes) * LOG_EXPANSION
-            if md is not None:
-                base = _column_bytes(md, wanted)
-                rows = md.num_rows if exact and not s.has_log_files() else None
-            else:
-                base = int(s.base_file_size) * PARQUET_EXPANSION
-                rows = None
-            uris = tuple(storage_uri(f) for f in files)
-            out.append(SliceStats(num_rows=rows, size_bytes=base + logs, input_files=uris))
-        return out
 
     # -- table metadata ----------------------------------------------------------
 
@@ -364,25 +315,8 @@ def _with_lock(lock: threading.Lock, fn: Any) -> Any:
         return fn()
 
 
-def _read_columns(plan: HudiReadPlan) -> set[str] | None:
-    """Top-level columns a read decodes: the projection and filter fields (None: all)."""
-    if plan.options.projection is None:
-        return None
-    return set(plan.options.projection) | {f.field for f in plan.options.parsed_filters}
-
-
-def _column_bytes(md: pq.FileMetaData, columns: set[str] | None) -> int:
-    total = 0
-    for i in range(md.num_row_groups):
-        rg = md.row_group(i)
-        if columns is None:
-            total += rg.total_byte_size
-            continue
-        for j in range(rg.num_columns):
-            chunk = rg.column(j)
-            if chunk.path_in_schema.split(".", 1)[0] in columns:
-                total += chunk.total_uncompressed_size
-    return total
+def _files_of(s: HudiFileSlice) -> list[str]:
+    return ([s.base_file_relative_path()] if s.base_file_name else []) + s.log_files_relative_paths()
 
 
 # -- the Ray actor -----------------------------------------------------------------

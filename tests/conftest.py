@@ -1,25 +1,19 @@
-"""Shared fixtures: the real Hudi tables of ../shared/hudi-tables, extracted once per session."""
+"""Fixtures every test folder uses: the shared Hudi tables (extracted once per
+session), a loopback S3 server and one local Ray instance."""
 
 from __future__ import annotations
 
-import os
-import shutil
+import socket
+import subprocess
+import sys
+import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-TABLES_DIR = Path(os.environ.get("HUDI_TABLES_DIR", REPO.parent / "shared" / "hudi-tables"))
-
-
-def all_table_names() -> list[str]:
-    """Table names as INDEX.md lists them, e.g. ``sample_table/cow/v6_empty``."""
-    return sorted(str(p.relative_to(TABLES_DIR).with_suffix("")) for p in TABLES_DIR.rglob("*.zip"))
-
-
-def table_kind(name: str) -> str:
-    return "mor" if "/mor/" in name else "cow"
+from tests.support import TABLES_DIR, free_port
 
 
 @pytest.fixture(scope="session")
@@ -49,13 +43,64 @@ def table_path(tables_root: Path):
     return get
 
 
-@pytest.fixture
-def copy_of(table_path, tmp_path: Path):
-    """A private, writable copy of a shared table, so tests can damage it."""
+@pytest.fixture(scope="module")
+def s3_endpoint() -> Iterator[str]:
+    """A real S3 API on loopback: moto in server mode, one per module that uses it."""
+    pytest.importorskip("s3fs")
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("moto server did not start within 30 s")
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(timeout=10)
 
-    def make(name: str) -> Path:
-        dest = tmp_path / Path(name).name
-        shutil.copytree(table_path(name), dest)
-        return dest
 
-    return make
+@pytest.fixture(scope="module")
+def storage_options(s3_endpoint: str) -> dict[str, str]:
+    """hudi-rs style storage options reaching the loopback S3 server."""
+    return {
+        "aws_access_key_id": "testing",
+        "aws_secret_access_key": "testing",
+        "aws_region": "us-east-1",
+        "aws_endpoint_url": s3_endpoint,
+        "aws_allow_http": "true",
+    }
+
+
+@pytest.fixture(scope="session")
+def ray_session() -> Iterator[None]:
+    """A local Ray instance for the whole session (an existing one is reused and left running).
+
+    Here rather than in ``tests/ray`` because the Spark tests run on it too."""
+    ray = pytest.importorskip("ray")
+    started = False
+    if not ray.is_initialized():
+        ray.init(
+            # A private local instance, even when a cluster runs on this machine.
+            address="local",
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level="WARNING",
+            configure_logging=False,
+        )
+        started = True
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False
+    ctx.print_on_execution_start = False
+    yield
+    if started:
+        ray.shutdown()

@@ -4,8 +4,14 @@ from hudi_ray.core.config.keys import HudiReadConfig, HudiTableConfig, is_read_c
 from hudi_ray.core.config.loader import load_table_config
 from hudi_ray.core.config.properties import parse_properties
 from hudi_ray.core.config.table_config import TableConfig
+from hudi_ray.core.config.tunables import PLANNING_TUNABLES, POOL_TUNABLES, PlanningTunables, PoolTunables, ReadTunables
 
 __all__ = [
+    "PLANNING_TUNABLES",
+    "POOL_TUNABLES",
+    "PlanningTunables",
+    "PoolTunables",
+    "ReadTunables",
     "HudiReadConfig",
     "HudiTableConfig",
     "TableConfig",

@@ -1,7 +1,10 @@
 """File groups and file slices, and the file system view that builds them."""
 
-from hudi_ray.core.file_group.file_slice import HudiFileSlice, LogFile, parse_base_file_name, parse_log_file_name
+# Name parsing lives with the base and log file formats; re-exported where slices are built.
+from hudi_ray.core.base_file import parse_base_file_name
+from hudi_ray.core.file_group.file_slice import HudiFileSlice
 from hudi_ray.core.file_group.view import FileSystemView, Visibility, snapshot_visibility, visibility_of
+from hudi_ray.core.log_file import LogFile, parse_log_file_name
 
 __all__ = [
     "FileSystemView",

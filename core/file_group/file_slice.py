@@ -2,58 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-_BASE_EXTENSIONS = (".parquet", ".orc", ".hfile", ".lance")
-_LOG_NAME = re.compile(r"^\.(?P<file_id>.+)_(?P<instant>\d+)\.log\.(?P<version>\d+)(?:_(?P<token>.+?))?(?P<cdc>-cdc)?$")
-
-
-@dataclass(frozen=True)
-class BaseFileName:
-    file_id: str
-    write_token: str
-    instant_time: str
-    extension: str
-
-
-def parse_base_file_name(name: str) -> BaseFileName | None:
-    """``<fileId>_<writeToken>_<instantTime>.<ext>``; None when not a base file."""
-    stem, dot, ext = name.rpartition(".")
-    if not dot or f".{ext}" not in _BASE_EXTENSIONS or name.startswith("."):
-        return None
-    parts = stem.rsplit("_", 2)
-    if len(parts) != 3 or not parts[2].isdigit():
-        return None
-    return BaseFileName(parts[0], parts[1], parts[2], ext)
-
-
-@dataclass(frozen=True, order=True)
-class LogFile:
-    """A log file: ``.<fileId>_<baseInstant>.log.<version>_<writeToken>``."""
-
-    base_instant: str
-    version: int
-    write_token: str
-    file_id: str = field(compare=False)
-    name: str = field(compare=False)
-    size: int = field(compare=False, default=0)
-    is_cdc: bool = field(compare=False, default=False)
-
-
-def parse_log_file_name(name: str, size: int = 0) -> LogFile | None:
-    m = _LOG_NAME.match(name)
-    if not m:
-        return None
-    return LogFile(
-        base_instant=m["instant"],
-        version=int(m["version"]),
-        write_token=m["token"] or "",
-        file_id=m["file_id"],
-        name=name,
-        size=size,
-        is_cdc=bool(m["cdc"]),
-    )
+from hudi_ray.core.log_file import LogFile
 
 
 def _join(partition_path: str, name: str) -> str:

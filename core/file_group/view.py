@@ -6,27 +6,23 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from hudi_ray.core.base_file import BaseFileName, parse_base_file_name
 from hudi_ray.core.config import TableConfig
+from hudi_ray.core.config.tunables import PLANNING_TUNABLES
 from hudi_ray.core.exceptions import HudiFileNotFoundError
-from hudi_ray.core.file_group.file_slice import (
-    BaseFileName,
-    HudiFileSlice,
-    LogFile,
-    parse_base_file_name,
-    parse_log_file_name,
-)
+from hudi_ray.core.file_group.file_slice import HudiFileSlice
+from hudi_ray.core.log_file import LogFile, parse_log_file_name
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
 from hudi_ray.core.timeline.instant import CLEAN
+from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)
 
 _PARTITION_METAFILE = ".hoodie_partition_metadata"
-LISTING_PARALLELISM = 16
 
 
 @dataclass
@@ -154,10 +150,7 @@ class FileSystemView:
         return entries
 
     def _list_many(self, rels: list[str]) -> list[list[FileInfo]]:
-        if len(rels) <= 1:
-            return [self._list(r) for r in rels]
-        with ThreadPoolExecutor(max_workers=min(LISTING_PARALLELISM, len(rels))) as pool:
-            return list(pool.map(self._list, rels))
+        return io_map(self._list, rels, limit=PLANNING_TUNABLES.listing_parallelism)
 
     def use_partitions(self, partitions: list[str]) -> None:
         """Take the partition list from elsewhere (the metadata table)."""

@@ -76,12 +76,12 @@ def _block_is_sound(data: memoryview, start: int, size: int) -> bool:
 
 
 def read_log_blocks(data: bytes, where: str) -> list[LogBlock]:
-    data = bytes(data)
     """Every block of a log file's bytes, corrupt ones replaced by CORRUPT blocks.
 
     Raises :class:`HudiCorruptFileError` when the file does not start with a
     magic (it is not a log file at all).
     """
+    data = bytes(data)
     view = memoryview(data)
     blocks: list[LogBlock] = []
     pos = 0

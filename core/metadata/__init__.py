@@ -1,6 +1,17 @@
 """Metadata table: partitions and files, column and partition stats, record index."""
 
+from hudi_ray.core.metadata.hashing import column_stats_key, file_group_index, partition_stats_key
 from hudi_ray.core.metadata.records import RecordLocation
 from hudi_ray.core.metadata.table import COLUMN_STATS, FILES, PARTITION_STATS, RECORD_INDEX, MetadataTable
 
-__all__ = ["COLUMN_STATS", "FILES", "PARTITION_STATS", "RECORD_INDEX", "MetadataTable", "RecordLocation"]
+__all__ = [
+    "COLUMN_STATS",
+    "FILES",
+    "PARTITION_STATS",
+    "RECORD_INDEX",
+    "MetadataTable",
+    "RecordLocation",
+    "column_stats_key",
+    "file_group_index",
+    "partition_stats_key",
+]

@@ -18,7 +18,7 @@ from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiUn
 from hudi_ray.core.expr.stats import ColumnStats
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, snapshot_visibility
 from hudi_ray.core.hfile import HFileReader
-from hudi_ray.core.log_file import BlockType, read_log_blocks
+from hudi_ray.core.log_file import BlockType, LogBlock, LogScanner, read_log_blocks
 from hudi_ray.core.log_file.content import decode_delete_block
 from hudi_ray.core.metadata import hashing
 from hudi_ray.core.metadata.records import (
@@ -178,26 +178,30 @@ class MetadataTable:
             for row, value in cells:
                 key = row.decode("utf-8")
                 add(key, {**decode_record(value, schema, reader.where), "key": key})
-        for rel in fs.log_files_relative_paths():
-            uri = self.storage.uri(rel)
-            for block in read_log_blocks(self.storage.read_bytes(rel), uri):
-                if block.instant_time is None or not self._valid.sees(block.instant_time):
-                    continue
-                if block.block_type is BlockType.DELETE:
-                    for key in decode_delete_block(block).keys:
-                        if wanted(key):
-                            add(key, None)
-                elif block.block_type is BlockType.HFILE_DATA:
-                    inner = HFileReader.from_bytes(bytes(block.content), block.where())
-                    schema = block.schema or inner.avro_schema
-                    if schema is None:
-                        raise HudiCorruptFileError(f"{block.where()} has no schema")
-                    for row, value in inner.scan():
-                        key = row.decode("utf-8")
-                        if wanted(key):
-                            add(key, {**decode_record(value, schema, block.where()), "key": key})
-                # Command blocks are not written to metadata tables by 1.x; corrupt blocks were logged.
+        for block in self._log_blocks(fs):
+            if block.block_type is BlockType.DELETE:
+                for key in decode_delete_block(block).keys:
+                    if wanted(key):
+                        add(key, None)
+            elif block.block_type is BlockType.HFILE_DATA:
+                inner = HFileReader.from_bytes(bytes(block.content), block.where())
+                schema = block.schema or inner.avro_schema
+                if schema is None:
+                    raise HudiCorruptFileError(f"{block.where()} has no schema")
+                for row, value in inner.scan():
+                    key = row.decode("utf-8")
+                    if wanted(key):
+                        add(key, {**decode_record(value, schema, block.where()), "key": key})
         return merged
+
+    def _log_blocks(self, fs: HudiFileSlice) -> list[LogBlock]:
+        """Delete and data blocks of a slice's logs that apply: those of valid
+        instants that no rollback command block (as 0.x writers append) undid."""
+        files = (
+            read_log_blocks(self.storage.read_bytes(rel), self.storage.uri(rel))
+            for rel in fs.log_files_relative_paths()
+        )
+        return LogScanner(self._valid.sees).scan(files)
 
     def records(
         self, partition: str, keys: Iterable[str] | None = None, prefixes: Iterable[str] | None = None

@@ -1,6 +1,33 @@
-"""Storage: one small interface over fsspec for listing and reading table files."""
+"""Storage: one small interface over fsspec for listing and reading table files,
+and a wrapper serving bytes fetched ahead from memory."""
 
 from hudi_ray.core.storage.paths import move_credentials, redact_text, split_credentials
-from hudi_ray.core.storage.storage import FileInfo, Storage, normalize_base_uri
+from hudi_ray.core.storage.prefetch import (
+    PREFETCH_TUNABLES,
+    FetchedFiles,
+    FetchedParquet,
+    PrefetchingStorage,
+    PrefetchTunables,
+    coalesce_ranges,
+    fetch_parquet,
+    parquet_chunk_ranges,
+)
+from hudi_ray.core.storage.storage import FileInfo, Storage, StorageLike, normalize_base_uri
 
-__all__ = ["FileInfo", "Storage", "move_credentials", "normalize_base_uri", "redact_text", "split_credentials"]
+__all__ = [
+    "PREFETCH_TUNABLES",
+    "PrefetchTunables",
+    "FetchedFiles",
+    "FetchedParquet",
+    "FileInfo",
+    "PrefetchingStorage",
+    "Storage",
+    "StorageLike",
+    "coalesce_ranges",
+    "fetch_parquet",
+    "move_credentials",
+    "normalize_base_uri",
+    "parquet_chunk_ranges",
+    "redact_text",
+    "split_credentials",
+]

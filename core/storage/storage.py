@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 from urllib.parse import unquote, urlparse
 
 import fsspec
@@ -80,8 +81,58 @@ def _join(root: str, rel: str) -> str:
     return f"{root}/{rel}" if rel else root
 
 
+class StorageLike(Protocol):
+    """What readers use of a table's storage. :class:`Storage` is the fsspec-backed
+    one; wrappers (``PrefetchingStorage``) implement it around an inner storage
+    and hand every call they do not serve themselves to it."""
+
+    @property
+    def options(self) -> Mapping[str, str]: ...
+
+    @property
+    def protocol(self) -> str: ...
+
+    @property
+    def root(self) -> str: ...
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def is_local(self) -> bool: ...
+
+    def child(self, rel: str) -> Storage: ...
+
+    def relative(self, rel: str) -> str: ...
+
+    def full_path(self, rel: str) -> str: ...
+
+    def uri(self, rel: str) -> str: ...
+
+    def list_dir(self, rel: str = "") -> list[FileInfo]: ...
+
+    async def list_dir_async(self, rel: str = "") -> list[FileInfo]: ...
+
+    def exists(self, rel: str) -> bool: ...
+
+    def size(self, rel: str) -> int: ...
+
+    def read_bytes(self, rel: str) -> bytes: ...
+
+    def read_range(self, rel: str, start: int, end: int) -> bytes: ...
+
+    async def read_bytes_async(self, rel: str) -> bytes: ...
+
+    async def read_range_async(self, rel: str, start: int, end: int) -> bytes: ...
+
+    @property
+    def arrow_fs(self) -> pafs.FileSystem: ...
+
+    def arrow_path(self, rel: str) -> str: ...
+
+
 class Storage:
-    """Listing and reading of files under one root, sync and async."""
+    """Listing and reading of files under one root, sync and async (a :class:`StorageLike`)."""
 
     def __init__(self, base_uri: str, options: Mapping[str, str] | None = None) -> None:
         # Object stores take credentials as options; other clients (aiohttp,

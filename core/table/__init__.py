@@ -1,10 +1,15 @@
 """Table API: ``HudiTable``, its builder, read options and the file group reader."""
 
 from hudi_ray.core.table.builder import HudiTableBuilder
+from hudi_ray.core.table.context import TableContext
+from hudi_ray.core.table.estimate import SliceEstimate
+from hudi_ray.core.table.explain import PlanExplain
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
+from hudi_ray.core.table.prefetch import SlicePrefetcher
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
+from hudi_ray.core.table.read_plan import HudiReadPlan
 from hudi_ray.core.table.stream import HudiRecordBatchStream
-from hudi_ray.core.table.table import HudiReadPlan, HudiTable
+from hudi_ray.core.table.table import HudiTable
 
 __all__ = [
     "HudiFileGroupReader",
@@ -14,4 +19,8 @@ __all__ = [
     "HudiRecordBatchStream",
     "HudiTable",
     "HudiTableBuilder",
+    "PlanExplain",
+    "SliceEstimate",
+    "SlicePrefetcher",
+    "TableContext",
 ]

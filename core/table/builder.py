@@ -62,4 +62,4 @@ class HudiTableBuilder:
         hudi, storage = split_options(self.options)
         hudi.update(self.hudi_options)
         storage.update(self.storage_options)
-        return HudiTable._build(self.base_uri, hudi, storage)
+        return HudiTable(self.base_uri, hudi_options=hudi, storage_options=storage)

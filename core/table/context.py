@@ -9,11 +9,12 @@ import pyarrow as pa
 
 from hudi_ray.core.base_file import FooterCache
 from hudi_ray.core.config import TableConfig, load_table_config
+from hudi_ray.core.config.tunables import PLANNING_TUNABLES
 from hudi_ray.core.merge import MergeConfig, resolve_merge_config
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.schema import avro_to_arrow_schema, meta_fields_schema
 from hudi_ray.core.schema.avro import META_FIELDS, parse_avro_schema
-from hudi_ray.core.storage import Storage
+from hudi_ray.core.storage import Storage, StorageLike
 from hudi_ray.core.timeline import HudiTimeline
 
 
@@ -21,19 +22,35 @@ from hudi_ray.core.timeline import HudiTimeline
 class TableContext:
     """Loaded once per table and shared by the table API and its readers."""
 
-    storage: Storage
+    storage: StorageLike
     config: TableConfig
     timeline: HudiTimeline
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _schema: pa.Schema | None = field(default=None, repr=False)
     _partitioner: Partitioner | None = field(default=None, repr=False)
-    footers: FooterCache = field(default_factory=FooterCache, repr=False)
+    footers: FooterCache = field(
+        default_factory=lambda: FooterCache(PLANNING_TUNABLES.footer_cache_capacity), repr=False
+    )
     _merge: MergeConfig | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, storage: Storage, overrides: dict[str, str]) -> TableContext:
         config = load_table_config(storage, overrides)
         return cls(storage=storage, config=config, timeline=HudiTimeline.load(storage, config))
+
+    def with_storage(self, storage: StorageLike | None) -> TableContext:
+        """The same table state read through another storage (None: this one)."""
+        if storage is None:
+            return self
+        return TableContext(storage=storage, config=self.config, timeline=self.timeline, _schema=self._schema)
+
+    def slim(self) -> TableContext:
+        """The same state without cached commit metadata, small enough to ship.
+        Footers stay shared in this process (a footer cache pickles empty)."""
+        timeline = HudiTimeline(self.storage, self.config, list(self.timeline.instants), list(self.timeline.pending))
+        return TableContext(
+            storage=self.storage, config=self.config, timeline=timeline, _schema=self._schema, footers=self.footers
+        )
 
     @property
     def avro_schema_str(self) -> str:

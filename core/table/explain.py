@@ -24,6 +24,12 @@ class PlanExplain:
     def add(self, name: str, partitions: int, file_slices: int | None = None) -> None:
         self.stages.append(PlanStage(name, partitions, file_slices))
 
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def listed_from(self, source: str) -> None:
+        self.listing = source
+
     def stage(self, name: str) -> PlanStage | None:
         return next((s for s in self.stages if s.name == name), None)
 
@@ -38,3 +44,20 @@ class PlanExplain:
             lines.append(f"  {s.name:<22} {s.partitions} partitions{files}")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+class NoExplain(PlanExplain):
+    """The explain of a read nobody asked about: planning reports to it
+    unconditionally, and it keeps nothing."""
+
+    def __init__(self) -> None:
+        super().__init__(query_type="")
+
+    def add(self, name: str, partitions: int, file_slices: int | None = None) -> None:
+        pass
+
+    def note(self, text: str) -> None:
+        pass
+
+    def listed_from(self, source: str) -> None:
+        pass

@@ -15,7 +15,7 @@ from hudi_ray.core.config.keys import is_read_config
 from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.expr import Filter, filters_to_expression
 from hudi_ray.core.file_group import HudiFileSlice, Visibility, parse_base_file_name, snapshot_visibility
-from hudi_ray.core.log_file import BlockType, LogBlock, read_log_blocks
+from hudi_ray.core.log_file import BlockType, LogBlock, LogScanner, read_log_blocks
 from hudi_ray.core.log_file.content import DATA_DECODERS, decode_delete_block
 from hudi_ray.core.merge import LogRecords, MergeConfig, MergeMode, merge_records
 from hudi_ray.core.schema import conform_table, parse_avro_schema
@@ -138,13 +138,7 @@ class ReadPlan:
 class HudiFileGroupReader:
     """Reads file slices of one table: a base file merged with its log files."""
 
-    def __init__(
-        self,
-        base_uri: str,
-        options: Mapping[str, str] | None = None,
-        *,
-        _context: TableContext | None = None,
-    ) -> None:
+    def __init__(self, base_uri: str, options: Mapping[str, str] | None = None) -> None:
         hudi, storage_opts = split_options(options)
         # Credentials in the URI move to the options so the URI is safe to show.
         base_uri, storage_opts = move_credentials(base_uri, storage_opts)
@@ -152,8 +146,18 @@ class HudiFileGroupReader:
         self._hudi_options = {k: v for k, v in hudi.items() if not is_read_config(k)}
         self._read_defaults = {k: v for k, v in hudi.items() if is_read_config(k)}
         self._storage_options = storage_opts
-        self._context = _context
+        self._context: TableContext | None = None
         self._required: RequiredColumns | None = None
+
+    @classmethod
+    def from_context(
+        cls, base_uri: str, context: TableContext, options: Mapping[str, str] | None = None
+    ) -> HudiFileGroupReader:
+        """A reader over an already loaded table state (its storage, configs,
+        timeline and schema), as tables and read plans build theirs."""
+        reader = cls(base_uri, options)
+        reader._context = context
+        return reader
 
     @property
     def is_metadata_table(self) -> bool:
@@ -264,21 +268,9 @@ class HudiFileGroupReader:
     def _log_blocks(self, log_rels: Sequence[str], visibility: Visibility) -> list[LogBlock]:
         """Data and delete blocks that survive visibility and rollbacks, oldest first."""
         storage = self.context.storage
-        kept: list[LogBlock] = []
-        for rel in log_rels:
-            uri = storage.uri(rel)
-            for block in read_log_blocks(storage.read_bytes(rel), uri):
-                if block.block_type is BlockType.COMMAND:
-                    if block.is_rollback and block.target_instant_time:
-                        target = block.target_instant_time
-                        kept = [b for b in kept if b.instant_time != target]
-                    continue
-                if block.block_type in (BlockType.CORRUPT, BlockType.CDC_DATA):
-                    continue  # corrupt blocks were logged when found; CDC blocks hold no table rows
-                if block.instant_time is None or not visibility.sees(block.instant_time):
-                    continue  # written by a failed, pending or later instant
-                kept.append(block)
-        return kept
+        # Lazy: each log file is read when the scan reaches it.
+        files = (read_log_blocks(storage.read_bytes(rel), storage.uri(rel)) for rel in log_rels)
+        return LogScanner(visibility.sees).scan(files)
 
     def _merged(
         self,
@@ -399,8 +391,18 @@ class HudiFileGroupReader:
         )
         return self._one_batch(table)
 
-    def read_file_slice(self, file_slice: HudiFileSlice, options: HudiReadOptions | None = None) -> pa.RecordBatch:
-        return self._read_slice(file_slice, self._options(options))
+    def read_file_slice(
+        self,
+        file_slice: HudiFileSlice,
+        options: HudiReadOptions | None = None,
+        *,
+        commit_times: frozenset[str] | None = None,
+        visibility: Visibility | None = None,
+    ) -> pa.RecordBatch:
+        """The slice's rows as one batch. A read plan passes ``commit_times``
+        (incremental reads: the instants whose rows to return) and
+        ``visibility`` (which instants' log blocks the read sees)."""
+        return self._read_slice(file_slice, self._options(options), commit_times, visibility)
 
     def read_file_slice_from_paths(
         self, base_file_path: str, log_file_paths: Sequence[str], options: HudiReadOptions | None = None
@@ -423,9 +425,10 @@ class HudiFileGroupReader:
         )
 
     def read_file_slice_stream(
-        self, file_slice: HudiFileSlice, options: HudiReadOptions | None = None
+        self, file_slice: HudiFileSlice, options: HudiReadOptions | None = None, *, visibility: Visibility | None = None
     ) -> HudiRecordBatchStream:
-        return HudiRecordBatchStream(self._slice_stream(file_slice, self._options(options)))
+        """The slice's rows in batches of the options' batch size; ``visibility`` as for ``read_file_slice``."""
+        return HudiRecordBatchStream(self._slice_stream(file_slice, self._options(options), visibility))
 
     def read_file_slice_from_paths_stream(
         self, base_file_path: str, log_file_paths: Sequence[str], options: HudiReadOptions | None = None

@@ -1,7 +1,24 @@
 """Timeline: instants, their commit metadata, and timestamp parsing."""
 
-from hudi_ray.core.timeline.instant import HudiInstant, State
-from hudi_ray.core.timeline.timeline import HudiTimeline
-from hudi_ray.core.timeline.timestamps import parse_timestamp
+from hudi_ray.core.timeline.instant import COMMIT, DATA_ACTIONS, DELTA_COMMIT, HudiInstant, State
+from hudi_ray.core.timeline.timeline import HudiTimeline, decode_instant_metadata
+from hudi_ray.core.timeline.timestamps import (
+    format_timeline,
+    parse_timestamp,
+    timeline_to_datetime,
+    timeline_to_epoch_millis,
+)
 
-__all__ = ["HudiInstant", "HudiTimeline", "State", "parse_timestamp"]
+__all__ = [
+    "COMMIT",
+    "DATA_ACTIONS",
+    "DELTA_COMMIT",
+    "HudiInstant",
+    "HudiTimeline",
+    "State",
+    "decode_instant_metadata",
+    "format_timeline",
+    "parse_timestamp",
+    "timeline_to_datetime",
+    "timeline_to_epoch_millis",
+]

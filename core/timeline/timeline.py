@@ -10,8 +10,10 @@ from typing import Any
 import fastavro
 import pyarrow as pa
 
+from hudi_ray.core.base_file import parse_base_file_name
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiSchemaError, HudiTimelineError
+from hudi_ray.core.log_file import parse_log_file_name
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import check_metadata_path
@@ -55,9 +57,6 @@ _STAT_COUNTS = ("numWrites", "numDeletes", "numUpdateWrites", "numInserts", "tot
 
 
 def _stat_file_id(path: str) -> str | None:
-    # Imported late: file_group imports the timeline package.
-    from hudi_ray.core.file_group.file_slice import parse_base_file_name, parse_log_file_name
-
     name = path.rsplit("/", 1)[-1]
     base = parse_base_file_name(name)
     if base is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -49,3 +51,32 @@ def split_by_size(items: Sequence[T], sizes: Sequence[int], max_bytes: int, min_
         filled += w
     chunks.append(current)
     return chunks
+
+
+def split_balanced(items: Sequence[T], sizes: Sequence[int], num_splits: int) -> list[list[T]]:
+    """Split ``items`` into at most ``num_splits`` contiguous chunks of nearly
+    equal total size: each cut falls at the item boundary nearest to an equal
+    share of the running total. Without sizes (all zero) it splits by count,
+    as ``split_into_chunks`` does."""
+    seq = list(items)
+    if len(sizes) != len(seq):
+        raise ValueError(f"split_balanced: {len(seq)} items but {len(sizes)} sizes")
+    n = max(1, int(num_splits))
+    weights = [max(0, int(s)) for s in sizes]
+    total = sum(weights)
+    if not seq:
+        return []
+    if not total or n == 1:
+        return split_into_chunks(seq, n)
+    prefix = list(itertools.accumulate(weights, initial=0))
+    cuts: list[int] = []
+    for k in range(1, n):
+        target = total * k / n
+        i = bisect.bisect_left(prefix, target)
+        if i > 0 and (i >= len(prefix) or target - prefix[i - 1] <= prefix[i] - target):
+            i -= 1
+        i = min(max(i, (cuts[-1] + 1) if cuts else 1), len(seq) - 1)
+        if (not cuts or i > cuts[-1]) and 0 < i < len(seq):
+            cuts.append(i)
+    bounds = [0, *cuts, len(seq)]
+    return [seq[a:b] for a, b in itertools.pairwise(bounds) if b > a]

@@ -29,15 +29,17 @@ import ray
 
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.datasource import HudiDatasource, hudi_datasource_of
+from hudi_ray.ray_compat import iter_block_refs, owner_addresses
 from hudi_ray.reader import ChunkRead, read_chunk
 from hudi_ray.spark.arrow import ipc_stream, spark_arrow_schema, spark_schema
+from hudi_ray.tunables import RAY_TUNABLES
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
 
 # In-memory Arrow bytes per Spark partition (a larger file slice is a partition
 # of its own). Spark's own Parquet scans split at 128 MiB of files on disk.
-DEFAULT_PARTITION_BYTES = 64 << 20
+DEFAULT_PARTITION_BYTES = RAY_TUNABLES.spark_partition_bytes
 # The attribute naming a DataFrame's hand-off, for ``release``.
 _HANDOFF_ATTR = "_hudi_ray_handoff_id"
 
@@ -125,8 +127,7 @@ def _dataframe(spark: SparkSession, refs: list[ray.ObjectRef], schema: pa.Schema
         df = spark.createDataFrame(spark.sparkContext.emptyRDD(), struct)
     else:
         # Spark schedules each partition near its object's owner (this driver).
-        core_worker = ray._private.worker.global_worker.core_worker
-        owners = [core_worker.get_owner_address(r) for r in refs]
+        owners = owner_addresses(refs)
         jvm = spark.sparkContext._jvm
         rdd = jvm.org.apache.spark.rdd.RayDatasetRDD(spark._jsc, [r.binary() for r in refs], owners)
         jdf = jvm.org.apache.spark.sql.raydp.ObjectStoreReader.RayDatasetToDataFrame(
@@ -170,14 +171,12 @@ def _from_blocks(spark: SparkSession, dataset: ray.data.Dataset, max_bytes: int)
             refs.append(task.remote(schema, spans, *group))
         group, spans, filled = [], [], 0
 
-    for bundle in dataset.iter_internal_ref_bundles():
-        for entry, piece in zip(bundle.blocks, bundle.slices):
-            size = entry.metadata.size_bytes or 0
-            if group and filled + size > max_bytes:
-                flush()
-            group.append(entry.ref)
-            spans.append(None if piece is None else (piece.start_offset, piece.end_offset))
-            filled += size
+    for block in iter_block_refs(dataset):
+        if group and filled + block.size_bytes > max_bytes:
+            flush()
+        group.append(block.ref)
+        spans.append(block.rows)
+        filled += block.size_bytes
     flush()
     return _dataframe(spark, refs, schema)
 

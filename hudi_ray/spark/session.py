@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import warnings
 from typing import TYPE_CHECKING
 
 from hudi_ray.core.exceptions import HudiUnsupportedError
@@ -117,14 +116,7 @@ def held_cpus() -> float:
 def _hold_cpus(cpus: float) -> None:
     """Exclude ``cpus`` (replacing what was excluded for Spark before) from Ray Data's limits."""
     global _held_cpus
-    from ray.data import DataContext
+    from hudi_ray.ray_compat import exclude_cpus
 
-    options = DataContext.get_current().execution_options
-    excluded = options.exclude_resources
-    cpu = max(0.0, (excluded.cpu or 0.0) - _held_cpus + cpus)
-    with warnings.catch_warnings():
-        # Deprecated in favour of label selectors, which need labelled nodes; this
-        # driver-local accounting is what Ray Train uses for the same purpose.
-        warnings.simplefilter("ignore")
-        options.exclude_resources = excluded.copy(cpu=cpu)
+    exclude_cpus(cpus - _held_cpus)
     _held_cpus = cpus

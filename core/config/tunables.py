@@ -1,0 +1,115 @@
+"""Tunables: sizes and degrees of parallelism, in one place, as small frozen records.
+
+They are performance knobs, not semantics: no value changes which rows a read
+returns. Per-read ones can be set with the ``hoodie.read.*`` keys named below.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from hudi_ray.core.config.keys import HudiReadConfig as R
+from hudi_ray.core.exceptions import HudiConfigError
+
+
+def _positive_int(options: Mapping[str, str], key: str, default: int) -> int:
+    raw = options.get(key)
+    if raw is None:
+        return default
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        raise HudiConfigError(f"Failed to parse {raw!r} for config {key}: not an integer") from None
+    if value <= 0:
+        raise HudiConfigError(f"Config {key} must be > 0, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class PoolTunables:
+    # Threads of the shared I/O pool (listings, footers, slice reads): I/O bound,
+    # so more than the cores; bounded so object stores are not flooded.
+    io_threads: int = 32
+
+
+@dataclass(frozen=True)
+class PlanningTunables:
+    # Partition directories listed at once when there is no metadata table.
+    listing_parallelism: int = 16
+    # Footers read for size estimates; above this many base files, on-disk sizes
+    # scaled by the sampled expansion ratio are used instead.
+    max_footers_per_estimate: int = 4096
+    # Footers cached per table (each a few KiB to a few hundred).
+    footer_cache_capacity: int = 16384
+
+
+@dataclass(frozen=True)
+class ReadTunables:
+    """Per-read knobs, from a read's ``hoodie.read.*`` options."""
+
+    # File slices read at once by HudiTable.read (hoodie.read.file.slice.read.concurrency).
+    slice_read_concurrency: int = max(2, min(8, os.cpu_count() or 2))
+    # Slices decoded ahead of the consumer by read_stream: enough to keep the
+    # cores busy, few enough that memory stays a couple of slices.
+    stream_read_ahead: int = 2
+    # Parallel pieces an engine splits the read into (hoodie.read.input.partitions);
+    # None: the engine decides.
+    input_partitions: int | None = None
+
+    @classmethod
+    def from_options(cls, hudi_options: Mapping[str, str]) -> ReadTunables:
+        """The read's tunables; every tunable key's value is checked, including
+        those that cannot change this reader's work (see ``_ACCEPTED``)."""
+        default = cls()
+        for key, check in _ACCEPTED.items():
+            if key in hudi_options:
+                check(hudi_options, key)
+        partitions = None
+        if R.INPUT_PARTITIONS.value in hudi_options:
+            # hudi-rs treats 0 as "let the engine decide".
+            partitions = _non_negative_int(hudi_options, R.INPUT_PARTITIONS.value) or None
+        return cls(
+            slice_read_concurrency=_positive_int(
+                hudi_options, R.FILE_SLICE_READ_CONCURRENCY.value, default.slice_read_concurrency
+            ),
+            stream_read_ahead=default.stream_read_ahead,
+            input_partitions=partitions,
+        )
+
+
+def _non_negative_int(options: Mapping[str, str], key: str) -> int:
+    raw = options[key]
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        raise HudiConfigError(f"Failed to parse {raw!r} for config {key}: not an integer") from None
+    if value < 0:
+        raise HudiConfigError(f"Config {key} must be >= 0, got {value}")
+    return value
+
+
+def _one_of(*allowed: str) -> Callable[[Mapping[str, str], str], None]:
+    def check(options: Mapping[str, str], key: str) -> None:
+        value = str(options[key]).strip().lower()
+        if value not in allowed:
+            raise HudiConfigError(f"Config {key} must be one of {list(allowed)}, got {options[key]!r}")
+
+    return check
+
+
+# Keys hudi-rs declares that select how its reader works, never what it returns:
+# a reader version (this reader has one), position-based merging (merging here
+# is by key, which gives the same rows) and a spill threshold for log scans (a
+# slice's logs are merged in memory here). They are validated so a typo fails,
+# and otherwise have no effect.
+_ACCEPTED = {
+    R.FILE_GROUP_READER_VERSION.value: _one_of("1", "2"),
+    R.MERGE_USE_RECORD_POSITIONS.value: _one_of("true", "false"),
+    R.SCAN_MAX_MEMORY_SIZE.value: lambda o, k: _positive_int(o, k, 0),
+}
+
+
+POOL_TUNABLES = PoolTunables()
+PLANNING_TUNABLES = PlanningTunables()

@@ -1,0 +1,189 @@
+"""Pruners: each drops what provably holds no match for a read's filters.
+
+Every pruner has one method, ``prune(items, explain) -> items``: partitions
+before any file is listed, file slices after. Each reports what it kept to the
+explain (a no-op one when nobody asked) and returns new lists, never touching
+the slices it was given. The row mask stays authoritative, so a pruner that
+cannot decide keeps everything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
+
+import pyarrow as pa
+
+from hudi_ray.core.base_file import FooterCache, ParquetReader, footer_column_stats
+from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError
+from hudi_ray.core.expr import Filter
+from hudi_ray.core.expr.arrow import prune_partitions
+from hudi_ray.core.expr.stats import may_match
+from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.metadata import COLUMN_STATS, MetadataTable
+from hudi_ray.core.partition import Partitioner
+from hudi_ray.core.storage import Storage
+from hudi_ray.core.table.explain import PlanExplain
+from hudi_ray.core.table.record_index import RecordIndexGuard
+from hudi_ray.core.util.pools import io_map
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Item = TypeVar("Item")
+
+
+class Pruner(Protocol[Item]):
+    def prune(self, items: list[Item], explain: PlanExplain) -> list[Item]: ...
+
+
+def _partitions_of(slices: Sequence[HudiFileSlice]) -> int:
+    return len({s.partition_path for s in slices})
+
+
+def index_or_none(index: str, prune: Callable[[], T]) -> T | None:
+    """An index's verdict, or None when its files are damaged or missing: pruning
+    is an optimisation, so the read goes on without it (as Apache Hudi falls
+    back to a full scan) and stays right."""
+    try:
+        return prune()
+    except (HudiCorruptFileError, HudiFileNotFoundError) as exc:
+        log.warning("Not pruning by the metadata table's %s: %s", index, exc)
+        return None
+
+
+# -- partitions ---------------------------------------------------------------------
+
+
+class PartitionValuePruner:
+    """Partitions whose values (parsed from their paths) fail the partition filters."""
+
+    def __init__(self, partitioner: Partitioner, filters: list[Filter]) -> None:
+        self._partitioner = partitioner
+        self._filters = filters
+
+    def prune(self, items: list[str], explain: PlanExplain) -> list[str]:
+        kept = items
+        if self._partitioner.is_partitioned and self._filters:
+            values, unparsed = self._partitioner.values_table(items)
+            keep = prune_partitions(values, unparsed, self._filters, self._partitioner.schema)
+            kept = [p for p, k in zip(items, keep) if k]
+        explain.add("partition values", len(kept))
+        return kept
+
+
+class PartitionStatsPruner:
+    """Partitions whose column ranges in the metadata table's partition stats
+    exclude the data filters; a partition without stats is kept."""
+
+    def __init__(self, mdt: MetadataTable, data_filters: list[Filter], schema: pa.Schema) -> None:
+        self._mdt = mdt
+        self._filters = data_filters
+        self._schema = schema
+
+    def prune(self, items: list[str], explain: PlanExplain) -> list[str]:
+        kept = items
+        if self._filters:
+            columns = {f.field for f in self._filters}
+            stats = index_or_none("partition stats", lambda: self._mdt.partition_stats(columns, self._schema))
+            if stats is not None:
+                kept = [p for p in items if p not in stats or may_match(self._filters, stats[p], self._schema)]
+        explain.add("partition stats", len(kept))
+        return kept
+
+
+# -- file slices ----------------------------------------------------------------------
+
+
+class RecordIndexPruner:
+    """Only the file groups holding the keys of ``key = x`` / ``key IN (...)``
+    filters, when the record index may decide (see ``record_index``)."""
+
+    def __init__(self, guard: RecordIndexGuard, filters: list[Filter], schema: pa.Schema) -> None:
+        self._guard = guard
+        self._filters = filters
+        self._schema = schema
+
+    def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
+        kept = index_or_none("record index", lambda: self._guard.prune(items, self._filters, self._schema))
+        if kept is None:
+            return items
+        explain.add("record index", _partitions_of(kept), len(kept))
+        return kept
+
+
+class FooterStatsPruner:
+    """Base-file-only slices whose Parquet footer proves no row matches.
+
+    Slices with log files are kept: their logs may change any value. Kept
+    slices come back as copies carrying the footer's row count and size.
+    """
+
+    def __init__(self, storage: Storage, footers: FooterCache, data_filters: list[Filter], schema: pa.Schema) -> None:
+        self._storage = storage
+        self._footers = footers
+        self._filters = data_filters
+        self._schema = schema
+
+    def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
+        if not self._filters:
+            return items
+        candidates = [i for i, s in enumerate(items) if not s.has_log_files() and s.base_file_name]
+        reader = ParquetReader(self._storage, self._footers)
+        columns = {f.field for f in self._filters}
+
+        def judged(s: HudiFileSlice) -> HudiFileSlice | None:
+            md = reader.metadata(s.base_file_relative_path())
+            if not may_match(self._filters, footer_column_stats(md, self._schema, columns), self._schema):
+                return None
+            size = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
+            return dataclasses.replace(s, num_records=md.num_rows, base_file_byte_size=size)
+
+        verdicts = dict(zip(candidates, io_map(judged, [items[i] for i in candidates])))
+        kept = [verdicts.get(i, s) for i, s in enumerate(items)]
+        out = [s for s in kept if s is not None]
+        explain.add("footer stats", _partitions_of(out), len(out))
+        return out
+
+
+class ColumnStatsPruner:
+    """Slices none of whose files (base and logs) can hold a match by the
+    metadata table's column stats; where those cannot decide (no stats for
+    these filters, or damaged index files) the ``fallback`` prunes instead."""
+
+    def __init__(
+        self, mdt: MetadataTable, data_filters: list[Filter], schema: pa.Schema, fallback: Pruner[HudiFileSlice]
+    ) -> None:
+        self._mdt = mdt
+        self._filters = data_filters
+        self._schema = schema
+        self._fallback = fallback
+
+    def _verdict(self, slices: list[HudiFileSlice]) -> list[HudiFileSlice] | None:
+        if not self._filters or not self._mdt.has(COLUMN_STATS) or not slices:
+            return None
+        schema = self._schema
+        columns = {f.field for f in self._filters}
+        stats = self._mdt.column_stats(columns, {s.partition_path for s in slices}, schema)
+
+        def keep(s: HudiFileSlice) -> bool:
+            names = ([s.base_file_name] if s.base_file_name else []) + list(s.log_file_names)
+            for name in names:
+                file_stats = stats.get((s.partition_path, name))
+                # A file the index does not cover, or a column it lacks, may hold anything.
+                if file_stats is None or not columns <= file_stats.keys():
+                    return True
+                if may_match(self._filters, file_stats, schema):
+                    return True
+            return False
+
+        return [s for s in slices if keep(s)]
+
+    def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
+        kept = index_or_none("column stats", lambda: self._verdict(items))
+        if kept is None:
+            return self._fallback.prune(items, explain)
+        explain.add("column stats", _partitions_of(kept), len(kept))
+        return kept

@@ -1,0 +1,90 @@
+"""``HudiReadPlan``: the core's contract with engines.
+
+An engine (the Ray layer, Spark, any other) plans a read once with
+``HudiTable.plan`` and ships the plan to its workers; a worker builds a
+reader with ``file_group_reader`` and reads its share of ``slices`` with
+``read_slice`` or ``read_slice_stream``. Every name used here is public, so
+engines need nothing else from the core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from hudi_ray.core.file_group import HudiFileSlice, Visibility
+from hudi_ray.core.storage import StorageLike
+from hudi_ray.core.table.context import TableContext
+from hudi_ray.core.table.estimate import Estimator, SliceEstimate
+from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
+from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
+
+
+@dataclass(frozen=True)
+class HudiReadPlan:
+    """A read planned against one state of the timeline, picklable, so that
+    readers elsewhere (other processes, other machines) return exactly what
+    ``HudiTable.read`` returns for the same slices.
+
+    ``options`` are the resolved per-read options (timestamps already turned
+    into ``commit_times`` and ``visibility``); ``schema`` is the schema of the
+    batches the read returns (None when the table has no schema yet);
+    ``instant`` is the newest instant the read sees (as-of time, or the
+    incremental end) and ``context`` the table's configs, instants and schema
+    at planning time, without cached commit metadata.
+    """
+
+    # Kept out of the repr: an http(s) URI may carry credentials the reader needs.
+    base_uri: str = field(repr=False)
+    query_type: HudiQueryType
+    options: HudiReadOptions
+    slices: list[HudiFileSlice]
+    commit_times: frozenset[str] | None
+    visibility: Visibility | None
+    schema: pa.Schema | None
+    instant: str | None
+    context: TableContext = field(repr=False, compare=False)
+
+    def file_group_reader(self, storage: StorageLike | None = None) -> HudiFileGroupReader:
+        """A reader bound to the planned table state; ``storage`` replaces how
+        files are fetched (for example a prefetching storage)."""
+        return HudiFileGroupReader.from_context(self.base_uri, self.context.with_storage(storage))
+
+    def read_slice(self, reader: HudiFileGroupReader, file_slice: HudiFileSlice) -> pa.RecordBatch:
+        """One slice, exactly as ``HudiTable.read`` returns it (possibly empty)."""
+        return reader.read_file_slice(
+            file_slice, self.options, commit_times=self.commit_times, visibility=self.visibility
+        )
+
+    def read_slice_stream(
+        self, reader: HudiFileGroupReader, file_slice: HudiFileSlice, batch_size: int
+    ) -> Iterator[pa.RecordBatch]:
+        """The rows of ``read_slice`` in batches of at most ``batch_size`` rows.
+
+        Snapshot reads of slices without logs stream from the base file;
+        merging and incremental reads hold one slice in memory.
+        """
+        if self.query_type is HudiQueryType.Snapshot:
+            yield from reader.read_file_slice_stream(
+                file_slice, self.options.with_batch_size(batch_size), visibility=self.visibility
+            )
+            return
+        batch = self.read_slice(reader, file_slice)
+        for offset in range(0, batch.num_rows, batch_size):
+            yield batch.slice(offset, batch_size)
+
+    @property
+    def read_columns(self) -> set[str] | None:
+        """Top-level columns the read decodes: the projection and filter fields (None: all)."""
+        if self.options.projection is None:
+            return None
+        return set(self.options.projection) | {f.field for f in self.options.parsed_filters}
+
+    def estimate(self, slices: Sequence[HudiFileSlice] | None = None) -> list[SliceEstimate]:
+        """Rows and in-memory bytes per slice (``slices`` default: the plan's),
+        from footers and file sizes; for balancing work, never for results."""
+        exact = self.query_type is HudiQueryType.Snapshot and not self.options.parsed_filters
+        estimator = Estimator(self.context.storage, self.context.footers)
+        return estimator.slices(self.slices if slices is None else slices, self.read_columns, exact)

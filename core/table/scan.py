@@ -1,0 +1,222 @@
+"""Scans: which file slices a read covers, one class per query type.
+
+A scan lists partitions (from the metadata table when it may plan the read,
+else from storage), prunes them, lists their latest file slices and prunes
+those, in the order of the data-skipping design: partition values, partition
+stats, then per file the record index and column stats from the metadata
+table (or Parquet footers without one). The row mask stays authoritative.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from dataclasses import dataclass
+
+from hudi_ray.core.exceptions import HudiFilterError
+from hudi_ray.core.expr import Filter
+from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
+from hudi_ray.core.metadata import RECORD_INDEX, MetadataTable
+from hudi_ray.core.table.context import TableContext
+from hudi_ray.core.table.explain import PlanExplain
+from hudi_ray.core.table.pruning import (
+    ColumnStatsPruner,
+    FooterStatsPruner,
+    PartitionStatsPruner,
+    PartitionValuePruner,
+    Pruner,
+    RecordIndexPruner,
+)
+from hudi_ray.core.table.read_options import HudiQueryType
+from hudi_ray.core.table.record_index import RecordIndexGuard
+from hudi_ray.core.table.request import ReadRequest
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ScanFiles:
+    """A scan's outcome: the slices to read, for incremental reads the instant
+    times whose rows the read returns, and which instants' log blocks it sees."""
+
+    slices: list[HudiFileSlice]
+    commit_times: frozenset[str] | None
+    visibility: Visibility | None
+
+
+class TableSources:
+    """What scans of one table share, loaded once: its context, file system
+    view, metadata table and record-index guard."""
+
+    def __init__(self, context: TableContext, view: FileSystemView) -> None:
+        self.context = context
+        self.view = view
+        self._lock = threading.Lock()
+        self._mdt_loaded = False
+        self._mdt: MetadataTable | None = None
+        self._guard: RecordIndexGuard | None = None
+
+    def metadata_table(self) -> MetadataTable | None:
+        """The table's metadata table, opened once; None when absent or disabled."""
+        with self._lock:
+            if not self._mdt_loaded:
+                ctx = self.context
+                self._mdt = (
+                    MetadataTable.open(ctx.storage, ctx.config, ctx.timeline) if ctx.config.table_version >= 8 else None
+                )
+                self._mdt_loaded = True
+            return self._mdt
+
+    def record_index_guard(self, mdt: MetadataTable) -> RecordIndexGuard:
+        with self._lock:
+            if self._guard is None:
+                ctx = self.context
+                self._guard = RecordIndexGuard(ctx.storage, ctx.config, ctx.timeline, mdt)
+            return self._guard
+
+    def validate_filters(self, filters: list[Filter]) -> None:
+        if not filters:
+            return
+        ctx = self.context
+        known = set(ctx.read_schema.names) | set(ctx.schema_with_meta_fields.names) | set(ctx.partitioner.schema.names)
+        for f in filters:
+            if f.field not in known:
+                where = ctx.storage.base_url
+                raise HudiFilterError(f"Filter field {f.field!r} not found in the schema of table {where}")
+
+    def data_filters(self, filters: list[Filter]) -> list[Filter]:
+        """Filters on data columns (partition fields are pruned by partition values)."""
+        partition_fields = set(self.context.partitioner.schema.names)
+        return [f for f in filters if f.field not in partition_fields]
+
+
+class Scan:
+    """The planning steps every query type shares."""
+
+    def __init__(self, sources: TableSources, request: ReadRequest, explain: PlanExplain) -> None:
+        self.sources = sources
+        self.request = request
+        self.explain = explain
+
+    def files(self) -> ScanFiles:
+        ctx = self.sources.context
+        if ctx.timeline.is_empty:
+            return ScanFiles([], None, None)
+        self.sources.validate_filters(self.request.filters)
+        mdt = self._metadata_table()
+        if mdt is not None:
+            self.explain.listed_from("metadata table")
+        partitions = self._partitions(mdt)
+        if mdt is not None:
+            self.sources.view.use_listings(mdt.files(partitions))
+        found = self._latest_slices(partitions)
+        if found is None:
+            return ScanFiles([], frozenset(), None)
+        slices = found.slices
+        if self.request.read_optimized:
+            # Base files only: log-only file groups have nothing to show.
+            slices = [dataclasses.replace(s, log_file_names=[], log_file_sizes=[]) for s in slices if s.base_file_name]
+        self.explain.add("file slices", len(partitions), len(slices))
+        for pruner in self._file_pruners(mdt):
+            slices = pruner.prune(slices, self.explain)
+        return dataclasses.replace(found, slices=slices)
+
+    def _partitions(self, mdt: MetadataTable | None) -> list[str]:
+        view = self.sources.view
+        if mdt is not None:
+            partitions = mdt.partition_paths()
+            view.use_partitions(partitions)
+        else:
+            partitions = view.partition_paths()
+        self.explain.add("listed", len(partitions))
+        ctx = self.sources.context
+        pruners: list[Pruner[str]] = [PartitionValuePruner(ctx.partitioner, self.request.filters)]
+        if mdt is not None and ctx.partitioner.is_partitioned:
+            data_filters = self.sources.data_filters(self.request.filters)
+            pruners.append(PartitionStatsPruner(mdt, data_filters, ctx.read_schema))
+        for pruner in pruners:
+            partitions = pruner.prune(partitions, self.explain)
+        return partitions
+
+    def _metadata_table(self) -> MetadataTable | None:
+        return None
+
+    def _latest_slices(self, partitions: list[str]) -> ScanFiles | None:
+        raise NotImplementedError
+
+    def _file_pruners(self, mdt: MetadataTable | None) -> list[Pruner[HudiFileSlice]]:
+        return []
+
+
+class SnapshotScan(Scan):
+    """The latest file slices as of a point in time (the latest commit by default)."""
+
+    def _metadata_table(self) -> MetadataTable | None:
+        """The metadata table when it may plan this read: reads of the latest
+        state, and only while it has caught up with the data timeline."""
+        mdt = self.sources.metadata_table()
+        if mdt is None:
+            return None
+        latest = self.sources.context.timeline.latest_data_instant()
+        as_of = self.request.as_of
+        if as_of is not None and latest is not None and as_of < latest.timestamp:
+            self.explain.note("time travel: planned from storage listing and file footers")
+            return None
+        if mdt.lags_data_table():
+            log.warning(
+                "Metadata table of %s lags the data timeline; listing storage instead",
+                self.sources.context.storage.base_url,
+            )
+            self.explain.note("metadata table lags the data table: planned from storage listing")
+            return None
+        return mdt
+
+    def _latest_slices(self, partitions: list[str]) -> ScanFiles:
+        view = self.sources.view
+        visibility = view.snapshot_visibility(self.request.as_of)
+        return ScanFiles(view.latest_file_slices(partitions, visibility), None, visibility)
+
+    def _file_pruners(self, mdt: MetadataTable | None) -> list[Pruner[HudiFileSlice]]:
+        ctx = self.sources.context
+        schema = ctx.read_schema
+        filters = self.request.filters
+        data_filters = self.sources.data_filters(filters)
+        footers = FooterStatsPruner(ctx.storage, ctx.footers, data_filters, schema)
+        if mdt is None:
+            return [footers]
+        pruners: list[Pruner[HudiFileSlice]] = []
+        if mdt.has(RECORD_INDEX):
+            pruners.append(RecordIndexPruner(self.sources.record_index_guard(mdt), filters, schema))
+        pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers))
+        return pruners
+
+
+class IncrementalScan(Scan):
+    """File groups written in (start, end], each as its latest slice up to the
+    end; the rows returned are those of the instants in range. Incremental
+    planning does not stats-prune (as the reader spec says)."""
+
+    def _latest_slices(self, partitions: list[str]) -> ScanFiles | None:
+        timeline = self.sources.context.timeline
+        start, end = self.request.start, self.request.end
+        if end is None:
+            return None
+        # By completion time on table version 8+, by instant time before.
+        instants = [i for i in timeline.data_instants if start < i.completed_at <= end]
+        if not instants:
+            return None
+        touched: set[tuple[str, str]] = set()
+        for instant in instants:
+            for stat in timeline.write_stats(instant):
+                touched.add((stat.get("partitionPath") or "", stat.get("fileId") or ""))
+        view = self.sources.view
+        visibility = view.visibility_of([i for i in timeline.data_instants if i.completed_at <= end])
+        slices = view.latest_file_slices(partitions, visibility, lambda p, f: (p, f) in touched)
+        return ScanFiles(slices, frozenset(i.timestamp for i in instants), visibility)
+
+
+def scan_for(sources: TableSources, request: ReadRequest, explain: PlanExplain) -> Scan:
+    if request.query_type is HudiQueryType.Snapshot:
+        return SnapshotScan(sources, request, explain)
+    return IncrementalScan(sources, request, explain)

@@ -1,0 +1,88 @@
+"""The thread policy of the core: every thread it starts is started here.
+
+- Fan-out (listings, footers, slice reads) runs on one shared, lazily created
+  pool (``io_map``) instead of a pool per call: threads are reused across
+  reads, and the total stays bounded however many reads run at once. Each call
+  still caps its own width (``limit``). A call made from a pool thread runs
+  inline, so nested fan-out never waits on the threads it occupies.
+- Pipelines (read-ahead) get ``pipeline_workers``: a few threads owned by one
+  stream, so a slow consumer never holds shared threads, and closing the
+  stream ends them.
+- Asynchronous fetching gets ``event_loop_thread``: one loop per prefetching
+  reader, stopped with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+from hudi_ray.core.config.tunables import POOL_TUNABLES
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_pool: ThreadPoolExecutor | None = None
+_pool_pid: int | None = None
+_lock = threading.Lock()
+_local = threading.local()
+
+
+def _shared() -> ThreadPoolExecutor:
+    global _pool, _pool_pid
+    with _lock:
+        # A forked child inherits a pool whose threads do not exist there.
+        if _pool is None or _pool_pid != os.getpid():
+            _pool = ThreadPoolExecutor(
+                max_workers=POOL_TUNABLES.io_threads, thread_name_prefix="hudi-io", initializer=_mark_pool_thread
+            )
+            _pool_pid = os.getpid()
+        return _pool
+
+
+def _mark_pool_thread() -> None:
+    _local.in_pool = True
+
+
+def io_map(fn: Callable[[T], R], items: Iterable[T], limit: int | None = None) -> list[R]:
+    """``[fn(x) for x in items]`` on the shared pool, at most ``limit`` (default:
+    the pool size) at a time, results in order; the first error is raised."""
+    items = list(items)
+    if len(items) <= 1 or getattr(_local, "in_pool", False):
+        return [fn(x) for x in items]
+    width = min(limit or POOL_TUNABLES.io_threads, len(items))
+    if width <= 1:
+        return [fn(x) for x in items]
+    pool = _shared()
+    results: list[Future[R]] = []
+    in_flight: deque[Future[R]] = deque()
+    try:
+        for x in items:
+            if len(in_flight) >= width:
+                in_flight.popleft().result()
+            f = pool.submit(fn, x)
+            results.append(f)
+            in_flight.append(f)
+        return [f.result() for f in results]
+    finally:
+        for f in results:
+            f.cancel()
+
+
+def pipeline_workers(depth: int) -> ThreadPoolExecutor:
+    """A stream's own ``depth`` worker threads (use as a context manager)."""
+    return ThreadPoolExecutor(max_workers=max(1, depth), thread_name_prefix="hudi-read-ahead")
+
+
+def event_loop_thread(name: str) -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
+    """A new event loop running forever on its own daemon thread; stop the loop
+    (``loop.call_soon_threadsafe(loop.stop)``) and join the thread to end it."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name=name, daemon=True)
+    thread.start()
+    return loop, thread

@@ -1,0 +1,23 @@
+"""The Ray layer's tunables, as the core's are (``hudi_ray.core.config``): sizes
+and counts that change how fast a read runs, never what it returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RayTunables:
+    # Rows per block a reader task yields. Large, so Ray Data's per-block cost
+    # stays small; the core's batch size (HudiReadOptions, 1024 by the reader
+    # spec) is the default of read_stream, a different consumer.
+    block_rows: int = 131_072
+    # Slices whose files a reader task fetches while one decodes.
+    prefetch_depth: int = 1
+    # Pinned snapshots a planner keeps; a new one starts only when commits land.
+    planner_snapshots: int = 16
+    # Estimated Arrow bytes per Spark partition in the hand-off to Spark.
+    spark_partition_bytes: int = 64 << 20
+
+
+RAY_TUNABLES = RayTunables()
