@@ -14,10 +14,13 @@ import logging
 import threading
 from dataclasses import dataclass
 
-from hudi_ray.core.exceptions import HudiFilterError
+import pyarrow as pa
+
+from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
 from hudi_ray.core.metadata import RECORD_INDEX, MetadataTable
+from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.explain import PlanExplain
 from hudi_ray.core.table.pruning import (
@@ -49,13 +52,22 @@ class TableSources:
     """What scans of one table share, loaded once: its context, file system
     view, metadata table and record-index guard."""
 
-    def __init__(self, context: TableContext, view: FileSystemView) -> None:
+    def __init__(self, context: TableContext) -> None:
         self.context = context
-        self.view = view
+        self.view = FileSystemView(context.storage, context.config, context.timeline, self._partitioner)
         self._lock = threading.Lock()
         self._mdt_loaded = False
         self._mdt: MetadataTable | None = None
         self._guard: RecordIndexGuard | None = None
+
+    def _partitioner(self) -> Partitioner:
+        try:
+            return self.context.partitioner
+        except HudiSchemaError:
+            # An empty table may have no schema at all; nothing to partition then.
+            if self.context.timeline.is_empty:
+                return Partitioner(self.context.config, pa.schema([]))
+            raise
 
     def metadata_table(self) -> MetadataTable | None:
         """The table's metadata table, opened once; None when absent or disabled."""

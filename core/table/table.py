@@ -16,8 +16,7 @@ import pyarrow as pa
 
 from hudi_ray.core.config import is_read_config, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError, HudiSchemaError, HudiUnsupportedError
-from hudi_ray.core.file_group import FileSystemView, HudiFileSlice
-from hudi_ray.core.partition import Partitioner
+from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import move_credentials
@@ -67,17 +66,8 @@ class HudiTable:
         self._storage_options = dict(storage)
         self._storage = Storage(base_uri, self._storage_options)
         self._context = TableContext.load(self._storage, self._user_hudi)
-        self._view = FileSystemView(self._storage, self._context.config, self._context.timeline, self._partitioner)
-        self._sources = TableSources(self._context, self._view)
-
-    def _partitioner(self) -> Partitioner:
-        try:
-            return self._context.partitioner
-        except HudiSchemaError:
-            # An empty table may have no schema at all; nothing to partition then.
-            if self._context.timeline.is_empty:
-                return Partitioner(self._context.config, pa.schema([]))
-            raise
+        self._sources = TableSources(self._context)
+        self._view = self._sources.view
 
     # -- configs and metadata ------------------------------------------------------
 
