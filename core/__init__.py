@@ -1,6 +1,6 @@
 """hudi_ray.core: the engine-agnostic Hudi reader (pyarrow, fastavro, fsspec; no Ray)."""
 
-from hudi_ray.core.config import HudiReadConfig, HudiTableConfig
+from hudi_ray.core.config import HudiPlanConfig, HudiReadConfig, HudiTableConfig
 from hudi_ray.core.exceptions import (
     HudiConfigError,
     HudiCoreError,
@@ -39,6 +39,7 @@ __all__ = [
     "HudiFileSlice",
     "HudiFilterError",
     "HudiInstant",
+    "HudiPlanConfig",
     "HudiQueryType",
     "HudiReadConfig",
     "HudiReadOptions",

@@ -43,8 +43,14 @@ class HudiTimestampError(HudiConfigError):
     """A timestamp option is in none of the accepted formats."""
 
 
-class HudiSchemaError(HudiCoreError):
-    """A schema cannot be resolved, or a column named by the caller is unknown."""
+class HudiSchemaError(HudiCoreError, ValueError):
+    """A schema cannot be resolved, a column named by the caller is unknown, or
+    data does not fit its declared type.
+
+    Each of these is a bad value (a schema, a column name, a column's data), so
+    it is also a ``ValueError``: engines that read Hudi through this package
+    (Ray's datasource tests among them) expect one for data they cannot convert.
+    """
 
 
 class HudiFilterError(HudiSchemaError):
@@ -55,12 +61,25 @@ class HudiUnsupportedError(HudiCoreError, NotImplementedError):
     """The table or read uses a feature this reader does not support."""
 
 
+class HudiMissingExtraError(HudiUnsupportedError, ModuleNotFoundError):
+    """A feature needs an optional dependency that is not installed; the message
+    names the extra to install (``pip install 'hudi-ray[ray]'``).
+
+    Also a ``ModuleNotFoundError``, so code that caught the bare import error
+    (to fall back, or to skip a test) keeps working."""
+
+    def __init__(self, message: str, module: str) -> None:
+        super().__init__(message)
+        self.name = module  # as ModuleNotFoundError.name: the module that is missing
+
+
 __all__ = [
     "HudiConfigError",
     "HudiCoreError",
     "HudiCorruptFileError",
     "HudiFileNotFoundError",
     "HudiFilterError",
+    "HudiMissingExtraError",
     "HudiSchemaError",
     "HudiStorageError",
     "HudiTableNotFoundError",

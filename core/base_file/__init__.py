@@ -1,7 +1,31 @@
-"""Base files: Parquet reading with projection pushed into the reader."""
+"""Base files: Parquet and Lance reading with projection pushed into the reader,
+routed by file extension (``base_file_reader``)."""
 
 from hudi_ray.core.base_file.footer_stats import footer_column_stats
+from hudi_ray.core.base_file.lance import LanceFileInfo, LanceReader
 from hudi_ray.core.base_file.names import BaseFileName, parse_base_file_name
 from hudi_ray.core.base_file.parquet import FooterCache, ParquetReader
+from hudi_ray.core.base_file.reader import (
+    LANCE,
+    PARQUET,
+    BaseFileReader,
+    base_file_format,
+    base_file_reader,
+    is_parquet,
+)
 
-__all__ = ["BaseFileName", "parse_base_file_name", "FooterCache", "ParquetReader", "footer_column_stats"]
+__all__ = [
+    "LANCE",
+    "PARQUET",
+    "BaseFileName",
+    "BaseFileReader",
+    "FooterCache",
+    "LanceFileInfo",
+    "LanceReader",
+    "ParquetReader",
+    "base_file_format",
+    "base_file_reader",
+    "footer_column_stats",
+    "is_parquet",
+    "parse_base_file_name",
+]

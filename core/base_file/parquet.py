@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError, HudiStorageError
-from hudi_ray.core.storage import Storage
+from hudi_ray.core.storage import StorageLike
 
 
 @contextmanager
@@ -69,7 +69,7 @@ class FooterCache:
 class ParquetReader:
     """Reads one table's Parquet files by path relative to the base URI."""
 
-    def __init__(self, storage: Storage, footers: FooterCache | None = None) -> None:
+    def __init__(self, storage: StorageLike, footers: FooterCache | None = None) -> None:
         self.storage = storage
         self.footers = footers
 
@@ -93,6 +93,9 @@ class ParquetReader:
         with _errors(self.storage.uri(rel)):
             return self._open(rel).metadata
 
+    def num_rows(self, rel: str) -> int:
+        return self.metadata(rel).num_rows
+
     def _columns(self, pf: pq.ParquetFile, columns: Sequence[str] | None) -> list[str] | None:
         if columns is None:
             return None
@@ -115,6 +118,11 @@ class ParquetReader:
                 yield pf.schema_arrow.empty_table() if cols is None else pf.schema_arrow.empty_table().select(cols)
             for i in range(pf.metadata.num_row_groups):
                 yield pf.read_row_group(i, columns=cols, use_threads=True)
+
+    def iter_tables(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.Table]:
+        """Row group by row group, whatever ``batch_size``: a row group is the unit
+        Parquet decodes with all cores at once, and bounds the memory a piece takes."""
+        return self.iter_row_groups(rel, columns)
 
     def iter_batches(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.RecordBatch]:
         uri = self.storage.uri(rel)

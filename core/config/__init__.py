@@ -1,6 +1,12 @@
 """Config: ``hoodie.properties`` parsing and the table / read config keys."""
 
-from hudi_ray.core.config.keys import HudiReadConfig, HudiTableConfig, is_read_config, warn_unknown_keys
+from hudi_ray.core.config.keys import (
+    HudiPlanConfig,
+    HudiReadConfig,
+    HudiTableConfig,
+    is_read_config,
+    warn_unknown_keys,
+)
 from hudi_ray.core.config.loader import load_table_config
 from hudi_ray.core.config.properties import parse_properties
 from hudi_ray.core.config.table_config import TableConfig
@@ -12,6 +18,7 @@ __all__ = [
     "PlanningTunables",
     "PoolTunables",
     "ReadTunables",
+    "HudiPlanConfig",
     "HudiReadConfig",
     "HudiTableConfig",
     "TableConfig",

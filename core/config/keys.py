@@ -64,6 +64,16 @@ class HudiReadConfig(str, Enum):
         return self.value
 
 
+class HudiPlanConfig(str, Enum):
+    """Planning configs; they belong to the table (set when it is built) and
+    shape how a read is planned, never which rows it returns."""
+
+    LISTING_PARALLELISM = "hoodie.plan.listing.parallelism"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 READ_CONFIG_PREFIX = "hoodie.read."
 _READ_KEYS = {m.value for m in HudiReadConfig}
 
@@ -85,7 +95,9 @@ _OTHER_KNOWN_KEYS = {
     "hoodie.read.file_group.start_timestamp",
     "hoodie.read.file_group.end_timestamp",
 }
-KNOWN_KEYS = frozenset({m.value for m in HudiTableConfig} | _READ_KEYS | _OTHER_KNOWN_KEYS)
+KNOWN_KEYS = frozenset(
+    {m.value for m in HudiTableConfig} | _READ_KEYS | {m.value for m in HudiPlanConfig} | _OTHER_KNOWN_KEYS
+)
 _warned: set[str] = set()
 _warned_lock = threading.Lock()
 

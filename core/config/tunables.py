@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from hudi_ray.core.config.keys import HudiPlanConfig
 from hudi_ray.core.config.keys import HudiReadConfig as R
 from hudi_ray.core.exceptions import HudiConfigError
 
@@ -43,6 +44,20 @@ class PlanningTunables:
     max_footers_per_estimate: int = 4096
     # Footers cached per table (each a few KiB to a few hundred).
     footer_cache_capacity: int = 16384
+
+    @classmethod
+    def from_options(cls, table_options: Mapping[str, str]) -> PlanningTunables:
+        """The table's planning tunables: defaults, with ``hoodie.plan.*`` keys
+        from the table's options applied. A bad value fails here, when the
+        table is built, rather than at its first listing."""
+        default = cls()
+        return cls(
+            listing_parallelism=_positive_int(
+                table_options, HudiPlanConfig.LISTING_PARALLELISM.value, default.listing_parallelism
+            ),
+            max_footers_per_estimate=default.max_footers_per_estimate,
+            footer_cache_capacity=default.footer_cache_capacity,
+        )
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeAlias
+
+import pyarrow as pa
 
 from hudi_ray.core.log_file import LogFile
+
+# Per column of the base file: its (min, max), each a one-element array of the
+# column's type, or None when the footer does not bound the column.
+ColumnStatsDict: TypeAlias = dict[str, tuple[pa.Array | None, pa.Array | None]]
 
 
 def _join(partition_path: str, name: str) -> str:
@@ -31,6 +38,10 @@ class HudiFileSlice:
     num_records: int = 0
     # The completed instant that wrote the base file (None for log-only slices).
     commit_time: str | None = None
+    # The base file's footer stats, set by planning when the read's data-column
+    # filters look at base files alone (see ``base_file_column_stats``). They
+    # describe the file, not the slice's identity: left out of equality.
+    column_stats: ColumnStatsDict | None = field(default=None, compare=False, repr=False)
 
     def base_file_relative_path(self) -> str:
         return _join(self.partition_path, self.base_file_name) if self.base_file_name else ""
@@ -47,6 +58,21 @@ class HudiFileSlice:
 
     def has_log_files(self) -> bool:
         return bool(self.log_file_names)
+
+    def base_file_column_stats(self) -> ColumnStatsDict | None:
+        """Column statistics (min, max) from the base file's Parquet footer.
+
+        A dict from each column of the table schema (meta fields included) to
+        a ``(min, max)`` pair of one-element arrays, either None when the
+        footer does not bound that column. As in hudi-rs it is filled only
+        when the slices were planned with filters on data columns and base
+        files alone decide what a read returns (copy-on-write tables, or
+        read-optimized reads of merge-on-read ones), on snapshot reads of
+        Parquet base files; otherwise None.
+        """
+        if self.column_stats is None:
+            return None
+        return dict(self.column_stats)
 
     def has_log_file(self) -> bool:
         return self.has_log_files()

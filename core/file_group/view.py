@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from hudi_ray.core.base_file import BaseFileName, parse_base_file_name
 from hudi_ray.core.config import TableConfig
-from hudi_ray.core.config.tunables import PLANNING_TUNABLES
+from hudi_ray.core.config.tunables import PLANNING_TUNABLES, PlanningTunables
 from hudi_ray.core.exceptions import HudiFileNotFoundError
 from hudi_ray.core.file_group.file_slice import HudiFileSlice
 from hudi_ray.core.log_file import LogFile, parse_log_file_name
@@ -115,8 +115,12 @@ class FileSystemView:
         config: TableConfig,
         timeline: HudiTimeline,
         partitioner: Callable[[], Partitioner],
+        tunables: PlanningTunables = PLANNING_TUNABLES,
     ) -> None:
         self.storage = storage
+        # The table's planning tunables (``hoodie.plan.*``): how many
+        # directories are listed at once.
+        self.tunables = tunables
         self.config = config
         self.timeline = timeline
         self._partitioner = partitioner
@@ -150,7 +154,7 @@ class FileSystemView:
         return entries
 
     def _list_many(self, rels: list[str]) -> list[list[FileInfo]]:
-        return io_map(self._list, rels, limit=PLANNING_TUNABLES.listing_parallelism)
+        return io_map(self._list, rels, limit=self.tunables.listing_parallelism)
 
     def use_partitions(self, partitions: list[str]) -> None:
         """Take the partition list from elsewhere (the metadata table)."""

@@ -1,8 +1,10 @@
 """Size estimates: rows and in-memory bytes per file slice, and for a whole table.
 
-One place turns Parquet footers and on-disk sizes into estimates, with one
-expansion guess: the ratio of uncompressed to on-disk bytes sampled from the
-footers at hand (or from one sampled footer when none were read). Engines use
+One place turns Parquet footers, Lance footers and on-disk sizes into
+estimates, with one expansion guess: the ratio of uncompressed to on-disk
+bytes sampled from the Parquet footers at hand (or from one sampled footer
+when none were read). A Lance footer gives rows and per-column bytes, which
+Lance (format v2.0) stores about as Arrow holds them in memory. Engines use
 the estimates to balance work; they never change what a read returns.
 """
 
@@ -14,7 +16,15 @@ from dataclasses import dataclass
 
 import pyarrow.parquet as pq
 
-from hudi_ray.core.base_file import FooterCache, ParquetReader
+from hudi_ray.core.base_file import (
+    LANCE,
+    FooterCache,
+    LanceFileInfo,
+    LanceReader,
+    ParquetReader,
+    base_file_format,
+    is_parquet,
+)
 from hudi_ray.core.config.tunables import PLANNING_TUNABLES, PlanningTunables
 from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.file_group import HudiFileSlice, parse_base_file_name
@@ -75,17 +85,25 @@ def column_bytes(md: pq.FileMetaData, columns: set[str] | None) -> int:
     return total
 
 
+def lance_column_bytes(info: LanceFileInfo, columns: set[str] | None) -> int:
+    """On-disk bytes of the top-level ``columns`` (None: all) of a Lance file."""
+    if columns is None or info.column_bytes is None:
+        return info.data_bytes
+    return sum(n for name, n in info.column_bytes.items() if name in columns)
+
+
 class Estimator:
     """Estimates over one table's storage, reusing (and filling) its footer cache."""
 
     def __init__(self, storage: Storage, footers: FooterCache, tunables: PlanningTunables = PLANNING_TUNABLES) -> None:
         self._reader = ParquetReader(storage, footers)
+        self._lance = LanceReader(storage)
         self._tunables = tunables
 
     def footer(self, rel: str) -> pq.FileMetaData | None:
         """A base file's footer; None where it is not Parquet or cannot be read
         (the read itself will report that file)."""
-        if not rel.endswith(".parquet"):
+        if not is_parquet(rel):
             return None
         try:
             return self._reader.metadata(rel)
@@ -93,29 +111,49 @@ class Estimator:
             log.debug("No footer for estimates of %s: %s", rel, exc)
             return None
 
+    def lance_info(self, rel: str) -> LanceFileInfo | None:
+        """A Lance base file's footer; None where it cannot be read (pylance
+        missing included: the read itself will report that file)."""
+        try:
+            return self._lance.info(rel)
+        except HudiCoreError as exc:
+            log.debug("No Lance footer for estimates of %s: %s", rel, exc)
+            return None
+
+    def _base_stats(self, s: HudiFileSlice) -> pq.FileMetaData | LanceFileInfo | None:
+        if not s.base_file_name:
+            return None
+        rel = s.base_file_relative_path()
+        return self.lance_info(rel) if base_file_format(rel) == LANCE else self.footer(rel)
+
     def slices(
         self, slices: Sequence[HudiFileSlice], columns: set[str] | None, rows_exact: bool
     ) -> list[SliceEstimate]:
         """Per slice: bytes of the ``columns`` read (None: all) and, when
         ``rows_exact`` (an unfiltered snapshot read), the row count of slices
         without logs. Footers are read concurrently unless there are too many."""
+        footers: list[pq.FileMetaData | LanceFileInfo | None]
         if len(slices) <= self._tunables.max_footers_per_estimate:
-            footers = io_map(lambda s: self.footer(s.base_file_relative_path()) if s.base_file_name else None, slices)
+            footers = io_map(self._base_stats, slices)
         else:
             footers = [None] * len(slices)
-        read = [md for md in footers if md is not None]
+        read = [md for md in footers if isinstance(md, pq.FileMetaData)]
         if read:
             expansion = FooterSample.of(read).expansion
         else:
-            sample = next((s.base_file_relative_path() for s in slices if s.base_file_name), None)
+            sample = next((s.base_file_relative_path() for s in slices if is_parquet(s.base_file_name)), None)
             md = self.footer(sample) if sample else None
             expansion = FooterSample.of([md]).expansion if md is not None else FALLBACK_EXPANSION
         out: list[SliceEstimate] = []
         for s, md in zip(slices, footers):
             logs = int(sum(int(x) for x in s.log_file_sizes) * expansion)
-            if md is not None:
+            exact = rows_exact and not s.has_log_files()
+            if isinstance(md, pq.FileMetaData):
                 base = column_bytes(md, columns)
-                rows = md.num_rows if rows_exact and not s.has_log_files() else None
+                rows = md.num_rows if exact else None
+            elif isinstance(md, LanceFileInfo):
+                base = lance_column_bytes(md, columns)
+                rows = md.num_rows if exact else None
             else:
                 base, rows = int(int(s.base_file_size) * expansion), None
             out.append(SliceEstimate(num_rows=rows, size_bytes=base + logs))
@@ -123,7 +161,10 @@ class Estimator:
 
     def table(self, base_file_bytes: int, sample_rel: str) -> tuple[int, int] | None:
         """(rows, in-memory bytes) of base files totalling ``base_file_bytes`` on
-        disk, scaled by the expansion and row size of one sampled footer."""
+        disk, scaled by the expansion and row size of one sampled footer
+        (None when the sample is not Parquet: other footers do not scale so)."""
+        if not is_parquet(sample_rel):
+            return None
         try:
             md = self._reader.metadata(sample_rel)
         except HudiCoreError as exc:

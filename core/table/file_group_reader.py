@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_ray.core.base_file import ParquetReader
+from hudi_ray.core.base_file import BaseFileReader, base_file_reader
 from hudi_ray.core.config.keys import is_read_config
 from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.expr import Filter, filters_to_expression
@@ -228,8 +228,11 @@ class HudiFileGroupReader:
 
     # -- the read pipeline ---------------------------------------------------------
 
+    def _base_reader(self, base_rel: str) -> BaseFileReader:
+        return base_file_reader(self.context.storage, base_rel, self.context.footers)
+
     def _read_base(self, base_rel: str, partition_path: str, schema: pa.Schema) -> pa.Table:
-        reader = ParquetReader(self.context.storage, self.context.footers)
+        reader = self._base_reader(base_rel)
         data = reader.read(base_rel, schema.names)
         constants = self._constants(partition_path)
         self._check_base_columns(reader, base_rel, data, schema, constants)
@@ -252,7 +255,7 @@ class HudiFileGroupReader:
         return [n for n in names if n not in known]
 
     def _check_base_columns(
-        self, reader: ParquetReader, base_rel: str, data: pa.Table, schema: pa.Schema, constants: Mapping
+        self, reader: BaseFileReader, base_rel: str, data: pa.Table, schema: pa.Schema, constants: Mapping
     ) -> None:
         parsed = parse_base_file_name(base_rel.rsplit("/", 1)[-1])
         written_at = parsed.instant_time if parsed else None
@@ -355,11 +358,11 @@ class HudiFileGroupReader:
             return
         where = self.context.storage.uri(base_rel)
         plan = self._plan(options, where, None, False, base_rel)
-        reader = ParquetReader(self.context.storage, self.context.footers)
+        reader = self._base_reader(base_rel)
         constants = self._constants(partition_path)
-        # Row group by row group: memory stays one row group, and each is
-        # decoded by all cores at once.
-        for group in reader.iter_row_groups(base_rel, plan.read_schema.names):
+        # Piece by piece (a Parquet row group, decoded by all cores at once, or
+        # a batch of a Lance file): memory stays one piece.
+        for group in reader.iter_tables(base_rel, plan.read_schema.names, batch_size):
             self._check_base_columns(reader, base_rel, group, plan.read_schema, constants)
             data = plan.apply(conform_table(group, plan.read_schema, constants, where))
             if data.num_rows:

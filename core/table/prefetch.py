@@ -2,8 +2,9 @@
 
 A reader of many slices (an engine's task) gives a :class:`SlicePrefetcher`
 the slices it reads next; the prefetcher fetches their files on a private
-asyncio loop, concurrently: the base file's footer and the column chunks the
-read decodes (``HudiFileGroupReader.decoded_columns``), and whole log files.
+asyncio loop, concurrently: a Parquet base file's footer and the column chunks
+the read decodes (``HudiFileGroupReader.decoded_columns``), and whole log
+files. Other base files (Lance) are read directly by their own client.
 The caller keeps a window of fetches running (``hudi_ray.core.util.read_ahead``
 with ``started=True`` takes ``fetch`` as is); before a slice is read,
 ``install`` hands what was fetched for it to the reader's
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from hudi_ray.core.base_file import is_parquet
 from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.storage import FetchedFiles, FetchedParquet, PrefetchingStorage, fetch_parquet
@@ -93,7 +95,7 @@ class SlicePrefetcher:
             blobs = [inner.read_bytes_async(rel) for rel in logs]
             parquet_job = (
                 fetch_parquet(inner, base_rel, int(s.base_file_size), self._columns(s, base_rel))
-                if base_rel and base_rel.endswith(".parquet")
+                if base_rel and is_parquet(base_rel)
                 else _nothing()
             )
             parquet, *whole = await asyncio.gather(parquet_job, *blobs)

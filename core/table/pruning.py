@@ -16,7 +16,7 @@ from typing import Protocol, TypeVar
 
 import pyarrow as pa
 
-from hudi_ray.core.base_file import FooterCache, ParquetReader, footer_column_stats
+from hudi_ray.core.base_file import FooterCache, ParquetReader, footer_column_stats, is_parquet, parse_base_file_name
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.expr.arrow import prune_partitions
@@ -76,12 +76,29 @@ class PartitionValuePruner:
 
 class PartitionStatsPruner:
     """Partitions whose column ranges in the metadata table's partition stats
-    exclude the data filters; a partition without stats is kept."""
+    exclude the data filters; a partition without stats is kept.
+
+    Hudi gathers column ranges from Parquet base files and log files only: the
+    stats of a partition holding another base file format (Lance) leave that
+    file's rows out, so such a partition is kept whatever its stats say.
+    """
 
     def __init__(self, mdt: MetadataTable, data_filters: list[Filter], schema: pa.Schema) -> None:
         self._mdt = mdt
         self._filters = data_filters
         self._schema = schema
+
+    def _uncovered(self, partitions: list[str]) -> set[str]:
+        """The ``partitions`` holding a base file the stats do not cover (all of
+        them when the listing cannot be read)."""
+        listing = index_or_none("files", lambda: self._mdt.files(partitions))
+        if listing is None:
+            return set(partitions)
+        return {
+            p
+            for p, files in listing.items()
+            if any(parse_base_file_name(f.name) and not is_parquet(f.name) for f in files)
+        }
 
     def prune(self, items: list[str], explain: PlanExplain) -> list[str]:
         kept = items
@@ -89,7 +106,9 @@ class PartitionStatsPruner:
             columns = {f.field for f in self._filters}
             stats = index_or_none("partition stats", lambda: self._mdt.partition_stats(columns, self._schema))
             if stats is not None:
-                kept = [p for p in items if p not in stats or may_match(self._filters, stats[p], self._schema)]
+                excluded = [p for p in items if p in stats and not may_match(self._filters, stats[p], self._schema)]
+                dropped = set(excluded) - self._uncovered(excluded) if excluded else set()
+                kept = [p for p in items if p not in dropped]
         explain.add("partition stats", len(kept))
         return kept
 
@@ -117,8 +136,10 @@ class RecordIndexPruner:
 class FooterStatsPruner:
     """Base-file-only slices whose Parquet footer proves no row matches.
 
-    Slices with log files are kept: their logs may change any value. Kept
-    slices come back as copies carrying the footer's row count and size.
+    Slices with log files are kept: their logs may change any value. So are
+    slices of other base file formats: a Lance file keeps no per-column
+    min/max. Kept slices come back as copies carrying the footer's row count
+    and size.
     """
 
     def __init__(self, storage: Storage, footers: FooterCache, data_filters: list[Filter], schema: pa.Schema) -> None:
@@ -130,7 +151,11 @@ class FooterStatsPruner:
     def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
         if not self._filters:
             return items
-        candidates = [i for i, s in enumerate(items) if not s.has_log_files() and s.base_file_name]
+        candidates = [
+            i
+            for i, s in enumerate(items)
+            if not s.has_log_files() and s.base_file_name and is_parquet(s.base_file_relative_path())
+        ]
         reader = ParquetReader(self._storage, self._footers)
         columns = {f.field for f in self._filters}
 

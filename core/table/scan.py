@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from hudi_ray.core.config import PlanningTunables
 from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
@@ -54,7 +55,12 @@ class TableSources:
 
     def __init__(self, context: TableContext) -> None:
         self.context = context
-        self.view = FileSystemView(context.storage, context.config, context.timeline, self._partitioner)
+        # Planning configs are table options: checked once, here, so a bad
+        # value fails when the table is built.
+        self.tunables = PlanningTunables.from_options(context.config.options)
+        self.view = FileSystemView(
+            context.storage, context.config, context.timeline, self._partitioner, tunables=self.tunables
+        )
         self._lock = threading.Lock()
         self._mdt_loaded = False
         self._mdt: MetadataTable | None = None

@@ -8,15 +8,19 @@ pruners in ``pruning.py``), and reads them with a file group reader, here or
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 import os
 from collections.abc import Mapping
 
 import pyarrow as pa
 
-from hudi_ray.core.config import is_read_config, warn_unknown_keys
-from hudi_ray.core.exceptions import HudiConfigError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.base_file import ParquetReader, footer_column_stats
+from hudi_ray.core.config import HudiReadConfig, is_read_config, warn_unknown_keys
+from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.file_group.file_slice import ColumnStatsDict
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import move_credentials
@@ -32,6 +36,8 @@ from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.util.pools import io_map
 from hudi_ray.core.util.readahead import read_ahead
+
+log = logging.getLogger(__name__)
 
 
 class HudiTable:
@@ -148,7 +154,55 @@ class HudiTable:
         return explain
 
     def get_file_slices(self, options: HudiReadOptions | None = None) -> list[HudiFileSlice]:
-        return self._scan(self._request(options, projected=False)).slices
+        request = self._request(options, projected=False)
+        slices = self._scan(request).slices
+        if self._stats_decide(request):
+            slices = self._with_footer_stats(slices)
+        return slices
+
+    def _stats_decide(self, request: ReadRequest) -> bool:
+        """Whether base file footers alone decide this read's data-column
+        filters: a snapshot read of Parquet base files with such filters, on a
+        copy-on-write table or read-optimized (log files would change the
+        values the footers bound). Then the slices it plans carry their
+        footer stats, as hudi-rs's do."""
+        config = self._context.config
+        if request.query_type is not HudiQueryType.Snapshot or config.base_file_format != "PARQUET":
+            return False
+        if config.is_mor and not request.read_optimized:
+            return False
+        return bool(self._sources.data_filters(request.filters))
+
+    def _with_footer_stats(self, slices: list[HudiFileSlice]) -> list[HudiFileSlice]:
+        """Copies of ``slices`` carrying their Parquet base files' column stats.
+        Footers come from the table's footer cache, so those that pruning read
+        are not read again."""
+        schema = self._context.schema_with_meta_fields
+        reader = ParquetReader(self._storage, self._context.footers)
+
+        def stats_of(s: HudiFileSlice) -> ColumnStatsDict | None:
+            rel = s.base_file_relative_path()
+            if not rel.endswith(".parquet"):
+                return None  # other base file formats keep no per-column min/max
+            try:
+                md = reader.metadata(rel)
+            except HudiCoreError as exc:
+                # Stats are informational; the read itself reports the file.
+                log.warning("No column stats for %s: %s", rel, exc)
+                return None
+            found = footer_column_stats(md, schema, set(schema.names))
+            # Every schema column has an entry; one the footer does not bound
+            # (absent from the file, nested, no stats) has neither min nor max.
+            out: ColumnStatsDict = {}
+            for name in schema.names:
+                cs = found.get(name)
+                lo = pa.repeat(cs.min, 1) if cs is not None and cs.min is not None else None
+                hi = pa.repeat(cs.max, 1) if cs is not None and cs.max is not None else None
+                out[name] = (lo, hi)
+            return out
+
+        stats = io_map(stats_of, slices)
+        return [dataclasses.replace(s, column_stats=st) if st is not None else s for s, st in zip(slices, stats)]
 
     def plan(self, options: HudiReadOptions | None = None) -> HudiReadPlan:
         """Plan a read as ``read`` does, for readers that run elsewhere."""
@@ -212,7 +266,11 @@ class HudiTable:
     def read_stream(self, options: HudiReadOptions | None = None) -> HudiRecordBatchStream:
         request = self._request(options)
         if request.query_type is HudiQueryType.Incremental:
-            raise HudiUnsupportedError("read_stream does not support incremental queries yet; use read()")
+            # "not yet supported" is hudi-rs's wording; code ported from it matches on it.
+            raise HudiUnsupportedError(
+                f"Streaming an incremental query is not yet supported (table {self.base_url}, "
+                f"{HudiReadConfig.QUERY_TYPE.value}={HudiQueryType.Incremental.value}); use read()"
+            )
         files = self._scan(request)
         reader = self._reader()
         tunables = request.tunables

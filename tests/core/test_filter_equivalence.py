@@ -15,7 +15,7 @@ import pytest
 from hudi_ray import HudiReadOptions, HudiTableBuilder
 from tests.support import all_table_names, row_set, to_table
 
-TABLES = [n for n in all_table_names() if "lance" not in n]
+TABLES = all_table_names()
 # The tables where the record index holds one location for a key that lives in two
 # file groups: INSERT (no index lookup) wrote a key the table already held.
 DUPLICATED_KEYS = {

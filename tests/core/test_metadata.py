@@ -24,7 +24,7 @@ def _has_mdt(path: Path) -> bool:
 
 @pytest.fixture(scope="module")
 def mdt_tables(table_path) -> list[Path]:
-    paths = [table_path(n) for n in all_table_names() if "lance" not in n]
+    paths = [table_path(n) for n in all_table_names()]
     found = [p for p in paths if _has_mdt(p)]
     assert len(found) >= 10
     return found
@@ -113,7 +113,7 @@ def test_files_listing_equals_storage_minus_uncommitted(mdt_tables: list[Path]) 
 
 
 def test_compute_table_stats_equals_hudi_rs(table_path) -> None:
-    names = [n for n in all_table_names() if "lance" not in n]
+    names = all_table_names()
     seen = 0
     for name in names:
         path = str(table_path(name))

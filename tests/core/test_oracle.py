@@ -1,9 +1,7 @@
 """Every table of ../shared/hudi-tables (copy-on-write and merge-on-read) read
 by hudi-ray equals hudi-rs on the same options: snapshot, read-optimized,
 time travel at every completed instant, incremental between consecutive
-instants, filters and projections.
-
-Lance tables wait for Lance base-file support and are not listed here.
+instants, filters and projections; Parquet and Lance base files alike.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ import pytest
 import hudi_ray
 from tests.support import all_table_names, incremental_opts, ours_options, row_set, rs_options, snapshot_opts, to_table
 
-TABLES = [n for n in all_table_names() if "lance" not in n]
+TABLES = all_table_names()
 MOR_TABLES = [n for n in TABLES if "/mor/" in n]
 RO = {"hoodie.read.use.read_optimized.mode": "true"}
 

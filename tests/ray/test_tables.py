@@ -10,7 +10,7 @@ from hudi_ray import HudiCoreError, HudiQueryType, HudiReadOptions, HudiTableBui
 from hudi_ray.planner import get_or_create_planner, kill_planner
 from tests.support import TablePath, all_table_names, api_table, dataset_table, row_set
 
-TABLES = [n for n in all_table_names() if "lance" not in n]
+TABLES = all_table_names()
 
 
 def _same(path: str, options: HudiReadOptions, **read_args: object) -> None:

@@ -26,6 +26,7 @@ TABLES = [
     "sample_table/cow/v9_txns_simple_meta",
     "sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle",
     "sample_table/mor/parquet/v6_complexkeygen_hivestyle",  # merge-on-read with nested types and maps
+    "sample_table/cow/v9_lance_nonpartitioned",  # Lance base files, an array column
 ]
 
 
