@@ -18,6 +18,8 @@ import pyarrow as pa
 
 _I32 = struct.Struct(">i")
 _PRIMITIVE = {"boolean", "int", "long", "float", "double", "bytes", "string"}
+# A varint has at most 10 bytes for 64 bits, 7 payload bits each.
+_VARINT_SHIFTS = np.arange(0, 70, 7, dtype=np.uint64)
 
 
 class UnsupportedSchema(Exception):
@@ -61,44 +63,55 @@ class _Cursor:
     def __init__(self, content: bytes, count: int) -> None:
         self.buf = np.frombuffer(content, dtype=np.uint8)
         self.last = len(content) - 1
-        starts = np.empty(count, dtype=np.int64)
+        # The length prefixes chain record to record, so this walk is sequential;
+        # a plain list keeps it to one C call per record.
+        starts: list[int] = []
+        append = starts.append
         pos = 8
         unpack = _I32.unpack_from
-        for i in range(count):
-            (n,) = unpack(content, pos)
-            starts[i] = pos + 4
-            pos += 4 + n
+        try:
+            for _ in range(count):
+                append(pos + 4)
+                pos += 4 + unpack(content, pos)[0]
+        except struct.error:
+            raise ValueError("record lengths run past the end of the block") from None
+        starts_arr = np.array(starts, dtype=np.int64)
         # Checked once after the loop: each record's length is where the
         # next one starts (less its length prefix) minus where it starts.
         if count:
-            lengths = np.append(starts[1:] - 4, pos) - starts
+            lengths = np.append(starts_arr[1:] - 4, pos) - starts_arr
             negative = np.flatnonzero(lengths < 0)
             if len(negative):
                 i = int(negative[0])
                 raise ValueError(
-                    f"record {i} has negative length {int(lengths[i])} at content offset {int(starts[i]) - 4}"
+                    f"record {i} has negative length {int(lengths[i])} at content offset {int(starts_arr[i]) - 4}"
                 )
         if pos > len(content):
             raise ValueError("record lengths run past the end of the block")
-        self.pos = starts
+        self.pos = starts_arr
 
     def byte(self, rows: np.ndarray) -> np.ndarray:
         return self.buf[np.minimum(self.pos[rows], self.last)]
 
     def varint(self, rows: np.ndarray) -> np.ndarray:
-        """Zigzag varint (int64) at the cursor of ``rows``; advances them."""
+        """Zigzag varint (int64) at the cursor of ``rows``; advances them.
+
+        Byte k of every row at once, for as many k as the longest varint has:
+        one gather of all rows per byte, no per-row index bookkeeping."""
+        pos = self.pos[rows]
         value = np.zeros(len(rows), dtype=np.uint64)
-        active = np.arange(len(rows))
-        shift = 0
-        while len(active):
-            if shift > 63:
-                raise ValueError("varint longer than 10 bytes")
-            r = rows[active]
-            b = self.buf[np.minimum(self.pos[r], self.last)].astype(np.uint64)
-            self.pos[r] += 1
-            value[active] |= (b & np.uint64(0x7F)) << np.uint64(shift)
-            active = active[(b & np.uint64(0x80)) != 0]
-            shift += 7
+        going = np.ones(len(rows), dtype=bool)
+        length = np.zeros(len(rows), dtype=np.int64)
+        for k in range(10):
+            b = self.buf[np.minimum(pos + k, self.last)]
+            value |= ((b & 0x7F).astype(np.uint64) * going) << _VARINT_SHIFTS[k]
+            length += going
+            going &= b >= 0x80
+            if not going.any():
+                break
+        else:
+            raise ValueError("varint longer than 10 bytes")
+        self.pos[rows] = pos + length
         return (value >> np.uint64(1)).astype(np.int64) ^ -(value & np.uint64(1)).astype(np.int64)
 
     def fixed(self, rows: np.ndarray, width: int) -> np.ndarray:

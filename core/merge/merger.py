@@ -26,6 +26,7 @@ _SEQ = "__hudi_seq"
 _DEL = "__hudi_del"
 _CTDEL = "__hudi_ctdel"
 _KEY = "__hudi_key"
+_ROW = "__hudi_row"
 
 
 def record_keys(table: pa.Table, cfg: MergeConfig) -> pa.ChunkedArray:
@@ -125,6 +126,13 @@ def _nullable(schema: pa.Schema) -> pa.Schema:
 
 
 def _ordering_array(values: Sequence[object], ct: Sequence[bool], dtype: pa.DataType) -> pa.Array:
+    present = [None if c else v for v, c in zip(values, ct)]
+    try:
+        # One cast for the whole block when every value converts; the same
+        # safe cast a value gets on its own below.
+        return pa.array(present).cast(dtype)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
+        pass
     out = []
     for v, c in zip(values, ct):
         if c or v is None:
@@ -180,12 +188,8 @@ def _newer_wins(
     return wins
 
 
-def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> pa.Table:
-    """Merge ``base`` (rows in ``logs.schema``) with the log records."""
-    schema = logs.schema
-    if len(logs) == 0:
-        return base if base is not None else schema.empty_table()
-    log = logs.table()
+def _winners(log: pa.Table, cfg: MergeConfig) -> pa.Table:
+    """Per key, the log record that survives the log itself (deletes included)."""
     if cfg.mode is MergeMode.EVENT_TIME_ORDERING:
         ct = log.filter(log.column(_CTDEL))
         if ct.num_rows:
@@ -208,13 +212,25 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
         ordering_keys = [(f, "ascending") for f in cfg.ordering_fields]
         log = log.append_column("__hudi_not_ct", pc.invert(log.column(_CTDEL)))
         winners = _last_per_key(log, [("__hudi_not_ct", "ascending"), *ordering_keys, (_SEQ, "ascending")])
-        winners = winners.drop_columns(["__hudi_not_ct"])
-    else:
-        winners = _last_per_key(log, [(_SEQ, "ascending")])
+        return winners.drop_columns(["__hudi_not_ct"])
+    return _last_per_key(log, [(_SEQ, "ascending")])
+
+
+def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> pa.Table:
+    """Merge ``base`` (rows in ``logs.schema``) with the log records."""
+    schema = logs.schema
+    if len(logs) == 0:
+        return base if base is not None else schema.empty_table()
+    log = logs.table()
+    # Who wins is decided on a narrow table (keys, sequence, delete flags,
+    # ordering values and a row number); the wide rows are gathered once, at the end.
+    decide = [_KEY, _SEQ, _DEL, _CTDEL, *(f for f in cfg.ordering_fields if f not in (_KEY, _SEQ))]
+    narrow = log.select(list(dict.fromkeys(decide))).append_column(_ROW, pa.array(np.arange(log.num_rows)))
+    winners = _winners(narrow, cfg)
 
     if base is None or base.num_rows == 0:
         emitted = winners.filter(pc.invert(winners.column(_DEL)))
-        return conform_table(emitted.select(schema.names), schema)
+        return conform_table(log.select(schema.names).take(emitted.column(_ROW)), schema)
 
     base_keys = _array(record_keys(base, cfg).cast(pa.string()))
     win_keys = _array(winners.column(_KEY))
@@ -226,11 +242,13 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
     if pc.any(matched_b).as_py():
         pos = pc.indices_nonzero(matched_b)
         w_of_b = pc.take(b_idx, pos)
-        wins = _array(_newer_wins(winners, w_of_b, base, pos, cfg))
+        old = base.select([f for f in cfg.ordering_fields if f in base.column_names])
+        wins = _array(_newer_wins(winners, w_of_b, old, pos, cfg))
         # Base rows the log matched but did not beat stay; their log winners are not emitted.
         base_keep = pc.replace_with_mask(base_keep, matched_b, pc.invert(wins))
         beaten = w_of_b.to_numpy(zero_copy_only=False)[~np.asarray(wins.to_numpy(zero_copy_only=False), dtype=bool)]
         emit[beaten] = False
     kept = base.filter(base_keep)
-    added = conform_table(winners.filter(pa.array(emit)).select(schema.names), schema)
+    rows = winners.column(_ROW).filter(pa.array(emit))
+    added = conform_table(log.select(schema.names).take(rows), schema)
     return pa.concat_tables([conform_table(kept, schema), added])

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import fastavro
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -103,3 +104,31 @@ def test_nested_schemas_take_the_fastavro_path() -> None:
     assert decoder.columnar is None
     got = decoder.decode(_content(schema, rows), len(rows))
     assert got.to_pylist() == rows
+
+
+def test_varints_at_the_int64_limits_and_overlong_ones() -> None:
+    """The byte-at-a-time varint decoder: every length from 1 to 10 bytes, and
+    an 11-byte varint rejected instead of read as garbage."""
+    import io
+    import struct
+
+    import fastavro
+    import numpy as np
+    import pyarrow as pa
+
+    from hudi_ray.core.log_file.avro_columnar import _Cursor, decode_columnar, plan_fields
+
+    values = [0, -1, 1, 63, -64, 64, 2**31, -(2**31), 2**56, 2**63 - 1, -(2**63)]
+    schema = {"type": "record", "name": "r", "fields": [{"name": "v", "type": "long"}]}
+    parsed = fastavro.parse_schema(schema)
+    content = bytearray(struct.pack(">ii", 1, len(values)))
+    for v in values:
+        buf = io.BytesIO()
+        fastavro.schemaless_writer(buf, parsed, {"v": v})
+        content += struct.pack(">i", len(buf.getvalue())) + buf.getvalue()
+    table = decode_columnar(bytes(content), len(values), plan_fields(schema), pa.schema([("v", pa.int64())]))
+    assert table.column("v").to_pylist() == values
+
+    overlong = bytes(struct.pack(">ii", 1, 1) + struct.pack(">i", 11) + b"\xff" * 10 + b"\x01")
+    with pytest.raises(ValueError, match="longer than 10 bytes"):
+        _Cursor(overlong, 1).varint(np.arange(1))
