@@ -134,11 +134,23 @@ class _Cursor:
         total = int(lengths.sum())
         offsets = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        gather = np.repeat(starts - offsets[:-1], lengths) + np.arange(total)
-        if total and gather.max() > self.last:
-            raise ValueError("value runs past the end of the block")
         self.pos[rows] += lengths
-        return offsets, self.buf[gather]
+        return offsets, self.buf[_segments(starts, lengths, offsets, total)]
+
+
+def _segments(starts: np.ndarray, lengths: np.ndarray, offsets: np.ndarray, total: int) -> np.ndarray:
+    """The byte positions of every segment ``[start, start + length)``, in order.
+
+    One running sum: each position is the previous plus one, except at a
+    segment's first byte, which jumps from the previous segment's last byte."""
+    step = np.ones(total, dtype=np.int64)
+    nonempty = lengths > 0
+    firsts = offsets[:-1][nonempty]
+    seg_starts = starts[nonempty]
+    if len(firsts):
+        step[firsts[0]] = seg_starts[0]
+        step[firsts[1:]] = seg_starts[1:] - (seg_starts[:-1] + lengths[nonempty][:-1] - 1)
+    return np.cumsum(step, out=step)
 
 
 def _validity(valid: np.ndarray | None) -> pa.Buffer | None:
