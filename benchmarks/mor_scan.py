@@ -1,15 +1,19 @@
 """Snapshot scan of a MERGE_ON_READ table with Avro log blocks: hudi-ray vs hudi-rs.
 
-    python benchmarks/mor_scan.py [--rows N] [--files F] [--table-version 6|9] [--dir D] [--reps R] [--profile]
+    python benchmarks/mor_scan.py [--rows N] [--files F] [--table-version 6|9] [--dir D] [--reps R]
+                                  [--update-fraction 0.2|1.0] [--memory] [--profile]
 
-Writes the table once with hudi_ray's MOR writer (kept under
-benchmarks/.data/mor_scan, reused while its manifest matches): ``--rows``
-base rows in about ``--files`` Parquet files, then one delta commit updating
-20% of the keys (Avro data blocks of 100,000 records) and one deleting 1%
-(commit-time delete blocks). Checks once that hudi-ray and hudi-rs return the
-same row count and sum of ``qty``, then times, interleaved, the median of
-``--reps`` runs of: the snapshot read of each reader and the read-optimized
-read (base files only). The merge cost is snapshot time / read-optimized time.
+Writes the table once with the testkit's MOR writer (kept under
+benchmarks/.data/mor_scan, or mor_scan_all_updated with ``--update-fraction 1``,
+reused while its manifest matches): ``--rows`` base rows in about ``--files``
+Parquet files, then one delta commit updating 20% of the keys (or all of them;
+Avro data blocks of 100,000 records) and one deleting 1% (commit-time delete
+blocks). Checks once that hudi-ray and hudi-rs return the same row count and
+sum of ``qty``, then times, interleaved, the median of ``--reps`` runs of: the
+snapshot read and read_stream of each reader and the read-optimized read (base
+files only). The merge cost is snapshot time / read-optimized time. Then the
+peak RSS of hudi_ray's ``read`` and ``read_stream``, each in a fresh process
+(``--memory``: only that).
 
 When hudi-ray's snapshot read is slower than hudi-rs's (or with
 ``--profile``), the slices are read once more, serially, under cProfile, and
@@ -28,9 +32,11 @@ import json
 import math
 import os
 import pstats
+import resource
 import shutil
 import statistics
 import struct
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -60,6 +66,7 @@ DELETE_FRACTION = 0.01
 RECORDS_PER_BLOCK = 100_000
 MANIFEST_FORMAT = 2
 RO = {"hoodie.read.use.read_optimized.mode": "true"}
+STREAM_BATCH = 65_536
 
 
 @dataclass(frozen=True)
@@ -77,9 +84,10 @@ def _mixed(keys: pa.Array) -> pa.Array:
     return pc.bit_wise_and(pc.multiply(keys, 2_654_435_761), 0x7FFFFFFF)
 
 
-def updated_rows(base: pa.Table) -> pa.Table:
-    """20% of the rows, every value but the key and region changed, with a later ``ts``."""
-    picked = base.filter(_every(base, 5, 0))
+def updated_rows(base: pa.Table, fraction: float = UPDATE_FRACTION) -> pa.Table:
+    """20% of the rows (all with ``fraction`` 1), every value but the key and region
+    changed, with a later ``ts``."""
+    picked = base if fraction >= 1 else base.filter(_every(base, 5, 0))
     hour = pa.scalar(3_600_000_000, pa.int64())
     return pa.table(
         {
@@ -98,13 +106,16 @@ def _every(base: pa.Table, modulus: int, remainder: int) -> pa.Array:
     return pc.equal(pc.remainder(_mixed(base["id"]), modulus), remainder)
 
 
-def deleted_keys(base: pa.Table) -> pa.Table:
-    """1% of the keys (none of them updated), with their partition column.
+def deleted_keys(base: pa.Table, fraction: float = UPDATE_FRACTION) -> pa.Table:
+    """1% of the keys (none of them updated unless every key is), with their partition column.
 
     Picked by the hash's high bits: its low bits follow the key's, and so the region.
     """
     high = pc.remainder(pc.divide(_mixed(base["id"]), 1024), 80)
-    picked = base.filter(pc.and_(pc.equal(high, 1), pc.invert(_every(base, 5, 0))))
+    chosen = pc.equal(high, 1)
+    if fraction < 1:
+        chosen = pc.and_(chosen, pc.invert(_every(base, 5, 0)))
+    picked = base.filter(chosen)
     return picked.select(["id", "region"])
 
 
@@ -114,7 +125,7 @@ def manifest_of(args: argparse.Namespace) -> dict[str, Any]:
         "rows": args.rows,
         "files": args.files,
         "table_version": args.table_version,
-        "update_fraction": UPDATE_FRACTION,
+        "update_fraction": args.update_fraction,
         "delete_fraction": DELETE_FRACTION,
         "records_per_block": RECORDS_PER_BLOCK,
         "block_format": "avro",
@@ -151,10 +162,10 @@ def prepare(root: Path, args: argparse.Namespace) -> tuple[Path, dict[str, Any]]
         records_per_block=RECORDS_PER_BLOCK,
     )
     wrote = time.perf_counter()
-    updates = updated_rows(base)
+    updates = updated_rows(base, args.update_fraction)
     writer.update(updates)
     updated = time.perf_counter()
-    deletes = deleted_keys(base)
+    deletes = deleted_keys(base, args.update_fraction)
     writer.delete(deletes)
     done = time.perf_counter()
     files = sorted(table_path.rglob("*"))
@@ -199,6 +210,11 @@ def check(path: Path, manifest: dict[str, Any]) -> tuple[int, int]:
     return rows[0], base
 
 
+def _stream(module: Any, uri: str) -> int:
+    table = module.HudiTableBuilder.from_base_uri(uri).build()
+    return count(table.read_stream(module.HudiReadOptions().with_batch_size(STREAM_BATCH)))
+
+
 def cases(path: Path, snapshot_rows: int, base_rows: int) -> list[Case]:
     uri = str(path)
     return [
@@ -206,7 +222,42 @@ def cases(path: Path, snapshot_rows: int, base_rows: int) -> list[Case]:
         Case("(b) hudi-rs snapshot read", lambda: count(_read(hudi, uri)), snapshot_rows),
         Case("(c) hudi_ray read-optimized read", lambda: count(_read(hudi_ray, uri, RO)), base_rows),
         Case("(d) hudi-rs read-optimized read", lambda: count(_read(hudi, uri, RO)), base_rows),
+        Case("(e) hudi_ray snapshot read_stream", lambda: _stream(hudi_ray, uri), snapshot_rows),
+        Case("(f) hudi-rs snapshot read_stream", lambda: _stream(hudi, uri), snapshot_rows),
     ]
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set size (Linux reports ru_maxrss in KiB, macOS in bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
+
+
+def memory_child(path: Path, mode: str) -> None:
+    """Run in a fresh process: one read, then its row count and peak RSS."""
+    uri = str(path)
+    if mode == "read":
+        rows = count(_read(hudi_ray, uri))
+    elif mode == "read_stream":
+        rows = _stream(hudi_ray, uri)
+    else:  # the imports alone: what every read's figure includes
+        rows = 0
+    print(rows, f"{peak_rss_mib():.1f}")
+
+
+def memory(path: Path) -> None:
+    """Peak RSS of ``read`` and ``read_stream``, each in a process of its own; the
+    stream should stay near a few slices whatever the table's size."""
+    on_disk = sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and ".hoodie" not in f.parts)
+    print(f"\npeak RSS (fresh process per read; table {on_disk / (1 << 20):,.0f} MiB on disk)")
+    for mode in ("imports only", "read", "read_stream"):
+        out = subprocess.run(
+            [sys.executable, __file__, "--dir", str(path.parent), "--memory-child", mode.split()[0]],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        print(f"  hudi_ray {mode:12} {int(out[0]):>12,} rows  peak RSS {float(out[1]):8.0f} MiB")
 
 
 def measure(all_cases: list[Case], reps: int) -> dict[str, float]:
@@ -355,12 +406,25 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None, help="data directory (default benchmarks/.data/mor_scan)")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="profile even when hudi_ray is not slower")
+    parser.add_argument(
+        "--update-fraction", type=float, choices=(UPDATE_FRACTION, 1.0), default=UPDATE_FRACTION, help="keys updated"
+    )
+    parser.add_argument("--memory", action="store_true", help="only print the peak RSS of read and read_stream")
+    parser.add_argument("--memory-child", choices=("imports", "read", "read_stream"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_child:
+        memory_child((args.dir or DEFAULT_DIR).resolve() / "table", args.memory_child)
+        return
     root = (args.dir or DEFAULT_DIR).resolve()  # hudi-rs needs an absolute path
     if args.dir is None and args.table_version != 9:
         root = root.with_name(f"{root.name}_v{args.table_version}")
+    if args.dir is None and args.update_fraction >= 1:
+        root = root.with_name(f"{root.name}_all_updated")
 
     path, manifest = prepare(root, args)
+    if args.memory:
+        memory(path)
+        return
     snapshot_rows, base_rows = check(path, manifest)
     print(
         f"pyarrow {pa.__version__}, hudi-rs {getattr(hudi, '__version__', '?')}, {os.cpu_count()} CPUs, "
@@ -381,6 +445,9 @@ def main() -> None:
         f"merge cost (snapshot time / read-optimized time): hudi_ray {ours / ours_ro:.2f}x, "
         f"hudi-rs {theirs / theirs_ro:.2f}x"
     )
+    stream, rs_stream = medians["(e) hudi_ray snapshot read_stream"], medians["(f) hudi-rs snapshot read_stream"]
+    print(f"snapshot read_stream ratio hudi_ray / hudi-rs: {rs_stream / stream:.2f}x")
+    memory(path)
     if ours > theirs or args.profile:
         profile(path, ours)
 
