@@ -1,11 +1,14 @@
 """Full-scan throughput of a COPY_ON_WRITE table: hudi-ray vs plain pyarrow vs hudi-rs.
 
-    python benchmarks/cow_scan.py [--rows N] [--files F] [--dir D] [--reps R]
+    python benchmarks/cow_scan.py [--rows N] [--files F] [--dir D] [--reps R] [--memory]
 
 Writes the table once with hudi_ray's own writer (kept under benchmarks/.data,
 reused while its row and file counts match), checks that hudi-ray and hudi-rs
 agree on it, then times each reader, interleaved, and reports medians. Every
 timed case includes opening the table / dataset, as a user's scan would.
+Then it prints the peak RSS of hudi_ray's ``read`` and ``read_stream`` of the
+table, each measured in a fresh child process that does only that read
+(``--memory``: only this).
 Not a test: numbers depend on the machine.
 """
 
@@ -15,8 +18,10 @@ import argparse
 import gc
 import math
 import os
+import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -165,17 +170,71 @@ def measure(all_cases: list[Case], reps: int, rows: int) -> dict[str, float]:
     return {label: statistics.median(ts) for label, ts in times.items()}
 
 
+MEMORY_MODES = {
+    "open": "open the table only (the baseline every child pays)",
+    "read": "hudi_ray read",
+    "read_stream": "hudi_ray read_stream",
+}
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set size; Linux reports ru_maxrss in KiB, macOS in bytes."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
+
+
+def memory_child(path: Path, mode: str) -> None:
+    """Run one read of ``mode`` and print ``rows peak_mib``: the body of a child process."""
+    table = hudi_ray.HudiTableBuilder.from_base_uri(str(path)).build()
+    rows = 0
+    if mode == "read":
+        batches = table.read()
+        rows = count(batches)
+        del batches
+    elif mode == "read_stream":
+        rows = count(table.read_stream(hudi_ray.HudiReadOptions().with_batch_size(BATCH_SIZE)))
+    print(rows, f"{peak_rss_mib():.1f}")
+
+
+def memory(path: Path, rows: int, size_mib: float) -> None:
+    """Peak RSS of each mode, each in a fresh process (a process's peak never goes down)."""
+    print(f"\npeak RSS, each in a fresh process (table: {rows:,} rows, {size_mib:.0f} MiB of Parquet on disk)")
+    print(f"{'mode':50} {'peak MiB':>9} {'over open':>10}")
+    baseline = 0.0
+    for mode, label in MEMORY_MODES.items():
+        out = subprocess.run(
+            [sys.executable, __file__, "--dir", str(path), "--memory-child", mode],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+        n, peak = int(out[-2]), float(out[-1])
+        if mode != "open" and n != rows:
+            sys.exit(f"{label} read {n:,} rows, expected {rows:,}")
+        baseline = peak if mode == "open" else baseline
+        print(f"{label:50} {peak:9.0f} {peak - baseline:10.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=5_000_000)
     parser.add_argument("--files", type=int, default=24)
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR)
     parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--memory", action="store_true", help="only print the peak RSS of read and read_stream")
+    parser.add_argument("--memory-child", choices=sorted(MEMORY_MODES), help=argparse.SUPPRESS)
     args = parser.parse_args()
     path = args.dir.resolve()  # hudi-rs needs an absolute path
+    if args.memory_child:
+        memory_child(path, args.memory_child)
+        return
 
     prepare(path, args.rows, args.files)
     files = base_files(path)
+    size_mib = sum(os.path.getsize(f) for f in files) / 2**20
+    if args.memory:
+        memory(path, sum(pq.read_metadata(f).num_rows for f in files), size_mib)
+        return
     rows = check(path, files)
     print(
         f"pyarrow {pa.__version__}, hudi-rs {getattr(hudi, '__version__', '?')}, "
@@ -195,6 +254,7 @@ def main() -> None:
     print(f"  read:        vs hudi-rs {ratio('(b) hudi_ray read', '(c) hudi-rs read'):.2f}x")
     print(f"  read_stream: vs pyarrow {ratio('(d) hudi_ray read_stream', '(e) pyarrow dataset to_batches'):.2f}x")
     print(f"  read_stream: vs hudi-rs {ratio('(d) hudi_ray read_stream', '(f) hudi-rs read_stream'):.2f}x")
+    memory(path, rows, size_mib)
 
 
 if __name__ == "__main__":

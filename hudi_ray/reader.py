@@ -14,7 +14,7 @@ Ray runs these functions inside read tasks; nothing here needs Ray.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 
@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.storage import PrefetchingStorage
 from hudi_ray.core.table import HudiFileGroupReader, HudiReadPlan, SlicePrefetcher
-from hudi_ray.core.util import read_ahead
+from hudi_ray.core.util import SMALL_GROUP_BYTES, group_small, read_ahead
 from hudi_ray.tunables import RAY_TUNABLES
 
 
@@ -47,11 +47,59 @@ class ChunkRead:
 
 
 def read_chunk(task: ChunkRead) -> Iterator[pa.Table]:
-    """Tables of the chunk's rows, slice after slice; empty tables are skipped."""
+    """Tables of the chunk's rows, slice after slice, small slices' rows joined
+    into tables of up to ``batch_size`` rows; empty tables are skipped."""
+    # Ray Data pays per block (metadata, object store, scheduling of its
+    # consumers), so a chunk of many small slices must not yield a block per slice.
+    return _coalesce(_chunk_tables(task), task.batch_size)
+
+
+def _coalesce(tables: Generator[pa.Table, None, None], rows: int) -> Iterator[pa.Table]:
+    """``tables`` joined in order into tables of at most ``rows`` rows; a table
+    of ``rows`` or more passes as it is. Memory stays one joined table. Closing
+    this closes ``tables`` (and with it the chunk's prefetcher)."""
+    pending: list[pa.Table] = []
+    held = 0
+    with closing(tables):
+        for table in tables:
+            if pending and (held + table.num_rows > rows or not table.schema.equals(pending[0].schema)):
+                yield _joined(pending)
+                pending, held = [], 0
+            if table.num_rows >= rows:
+                yield table
+                continue
+            pending.append(table)
+            held += table.num_rows
+    if pending:
+        yield _joined(pending)
+
+
+def _joined(tables: list[pa.Table]) -> pa.Table:
+    if len(tables) == 1:
+        return tables[0]
+    if tables[0].num_columns == 0:
+        # Arrow drops the rows of column-less tables when concatenating them
+        # (a count() projects every column away): keep the count.
+        return pa.table({"rows": pa.nulls(sum(t.num_rows for t in tables))}).select([])
+    # One contiguous table: a block of thousands of tiny chunks is slow to consume.
+    return pa.concat_tables(tables).combine_chunks()
+
+
+def _chunk_tables(task: ChunkRead) -> Generator[pa.Table, None, None]:
     if not task.prefetch:
         reader = task.plan.file_group_reader()
-        for s in task.slices:
-            yield from _slice_tables(task, reader, s)
+        sizes = [s.total_size_bytes() for s in task.slices]
+        for group in group_small(task.slices, sizes, SMALL_GROUP_BYTES):
+            if len(group) == 1:
+                yield from _slice_tables(task, reader, group[0])
+                continue
+            # Small slices, read and finished together: memory stays one group (a few MiB on disk).
+            batches = [b for b in task.plan.read_slices(reader, group) if b.num_rows]
+            if batches:
+                out = _finish_table(pa.Table.from_batches(batches), task.predicate, task.columns)
+                for offset in range(0, out.num_rows, task.batch_size):
+                    # An explicit length: a column-less table (count()) takes any slice length as given.
+                    yield out.slice(offset, min(task.batch_size, out.num_rows - offset))
         return
     storage = PrefetchingStorage(task.plan.context.storage)
     reader = task.plan.file_group_reader(storage)
@@ -75,7 +123,10 @@ def _slice_tables(task: ChunkRead, reader: HudiFileGroupReader, s: HudiFileSlice
 
 
 def _finish(batch: pa.RecordBatch, predicate: pc.Expression | None, columns: list[str] | None) -> pa.Table:
-    table = pa.Table.from_batches([batch])
+    return _finish_table(pa.Table.from_batches([batch]), predicate, columns)
+
+
+def _finish_table(table: pa.Table, predicate: pc.Expression | None, columns: list[str] | None) -> pa.Table:
     if predicate is not None and table.num_rows:
         table = table.filter(predicate)
     if columns is not None:

@@ -15,26 +15,47 @@ from hudi_ray.core.storage import StorageLike
 
 
 @contextmanager
-def _errors(uri: str) -> Iterator[None]:
+def _errors(storage: StorageLike, rel: str) -> Iterator[None]:
     try:
         yield
-    except FileNotFoundError as exc:
-        raise HudiFileNotFoundError(f"Base file not found: {uri}") from exc
-    except (pa.ArrowInvalid, pa.ArrowIOError, OSError) as exc:
+    except Exception as exc:
+        # The URI is made only when a read fails: making it costs more than a small file's footer.
+        mapped = _mapped(storage.uri(rel), exc)
+        if mapped is None:
+            raise
+        raise mapped from exc
+
+
+def _mapped(uri: str, exc: Exception) -> Exception | None:
+    """The error naming ``uri`` that a failure reading it is; None for any other failure."""
+    if isinstance(exc, FileNotFoundError):
+        return HudiFileNotFoundError(f"Base file not found: {uri}")
+    if isinstance(exc, (pa.ArrowInvalid, pa.ArrowIOError, OSError)):
         msg = str(exc)
         if "No such file" in msg or "does not exist" in msg:
-            raise HudiFileNotFoundError(f"Base file not found: {uri}") from exc
+            return HudiFileNotFoundError(f"Base file not found: {uri}")
         if isinstance(exc, pa.ArrowInvalid) or "parquet" in msg.lower() or "magic" in msg.lower():
-            raise HudiCorruptFileError(f"Cannot decode Parquet base file {uri}: {msg}") from exc
-        raise HudiStorageError(f"Cannot read base file {uri}: {msg}") from exc
-    except UnicodeDecodeError as exc:
+            return HudiCorruptFileError(f"Cannot decode Parquet base file {uri}: {msg}")
+        return HudiStorageError(f"Cannot read base file {uri}: {msg}")
+    if isinstance(exc, UnicodeDecodeError):
         # pyarrow decodes column names and key-value metadata as UTF-8 when opening a file.
-        raise HudiCorruptFileError(
+        return HudiCorruptFileError(
             f"Cannot decode Parquet base file {uri}: text at byte {exc.start} of {exc.object[:64]!r} is not UTF-8"
-        ) from exc
-    except (pa.ArrowException, MemoryError) as exc:
+        )
+    if isinstance(exc, (pa.ArrowException, MemoryError)):
         # Other Arrow failures (unsupported encodings, oversized allocations) come from the file's content.
-        raise HudiCorruptFileError(f"Cannot decode Parquet base file {uri}: {type(exc).__name__}: {exc}") from exc
+        return HudiCorruptFileError(f"Cannot decode Parquet base file {uri}: {type(exc).__name__}: {exc}")
+    return None
+
+
+# Decoding threads start per read call; below this many values (rows times
+# columns) a file decodes faster on the calling thread than the threads take
+# to start, and callers reading many small files already run them in parallel.
+_THREADED_VALUES = 1 << 20
+
+
+def _threaded(num_rows: int, num_columns: int) -> bool:
+    return num_rows * max(1, num_columns) >= _THREADED_VALUES
 
 
 class FooterCache:
@@ -86,11 +107,11 @@ class ParquetReader:
         return pf
 
     def schema(self, rel: str) -> pa.Schema:
-        with _errors(self.storage.uri(rel)):
+        with _errors(self.storage, rel):
             return self._open(rel).schema_arrow
 
     def metadata(self, rel: str) -> pq.FileMetaData:
-        with _errors(self.storage.uri(rel)):
+        with _errors(self.storage, rel):
             return self._open(rel).metadata
 
     def num_rows(self, rel: str) -> int:
@@ -99,25 +120,31 @@ class ParquetReader:
     def _columns(self, pf: pq.ParquetFile, columns: Sequence[str] | None) -> list[str] | None:
         if columns is None:
             return None
-        present = set(pf.schema_arrow.names)
+        names = pf.schema_arrow.names
+        if len(names) == len(columns) and names == list(columns):
+            return None  # every column, in the file's order: no projection to resolve
+        present = set(names)
         return [c for c in columns if c in present]
 
     def read(self, rel: str, columns: Sequence[str] | None = None) -> pa.Table:
-        uri = self.storage.uri(rel)
-        with _errors(uri):
+        with _errors(self.storage, rel):
             pf = self._open(rel)
-            return pf.read(columns=self._columns(pf, columns), use_threads=True)
+            cols = self._columns(pf, columns)
+            md = pf.metadata
+            threaded = _threaded(md.num_rows, md.num_columns if cols is None else len(cols))
+            return pf.read(columns=cols, use_threads=threaded)
 
     def iter_row_groups(self, rel: str, columns: Sequence[str] | None) -> Iterator[pa.Table]:
         """Each row group as a table (an empty table for a file without rows)."""
-        uri = self.storage.uri(rel)
-        with _errors(uri):
+        with _errors(self.storage, rel):
             pf = self._open(rel)
             cols = self._columns(pf, columns)
             if pf.metadata.num_row_groups == 0:
                 yield pf.schema_arrow.empty_table() if cols is None else pf.schema_arrow.empty_table().select(cols)
+            width = pf.metadata.num_columns if cols is None else len(cols)
             for i in range(pf.metadata.num_row_groups):
-                yield pf.read_row_group(i, columns=cols, use_threads=True)
+                threaded = _threaded(pf.metadata.row_group(i).num_rows, width)
+                yield pf.read_row_group(i, columns=cols, use_threads=threaded)
 
     def iter_tables(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.Table]:
         """Row group by row group, whatever ``batch_size``: a row group is the unit
@@ -125,8 +152,7 @@ class ParquetReader:
         return self.iter_row_groups(rel, columns)
 
     def iter_batches(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.RecordBatch]:
-        uri = self.storage.uri(rel)
-        with _errors(uri):
+        with _errors(self.storage, rel):
             pf = self._open(rel)
             cols = self._columns(pf, columns)
             schema = pf.schema_arrow if cols is None else pa.schema([pf.schema_arrow.field(c) for c in cols])

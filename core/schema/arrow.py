@@ -27,9 +27,16 @@ def conform_table(
     evolution). Nested field names are normalized by the cast (parquet-avro's
     ``array`` list items become ``element``).
     """
-    if table.schema.equals(target):
+    source = table.schema
+    if source.equals(target):
         return table
-    names = table.schema.names
+    if _differs_in_nullability_only(source, target):
+        # The common case of every file (meta fields are nullable in files,
+        # not in the table schema): the columns are taken as they are.
+        if isinstance(table, pa.RecordBatch):
+            return pa.RecordBatch.from_arrays(table.columns, schema=target)
+        return pa.Table.from_arrays(table.columns, schema=target)
+    names = source.names
     n = table.num_rows
     arrays = []
     for f in target:
@@ -51,6 +58,25 @@ def conform_table(
     if isinstance(table, pa.RecordBatch):
         return pa.RecordBatch.from_arrays(arrays, schema=target)
     return pa.Table.from_arrays(arrays, schema=target)
+
+
+# (source, target) schema pairs known to differ in nullability or field
+# metadata only, most recent first: the files of one read share one or a few
+# schemas, and comparing with a known one is far cheaper than field by field.
+_NULLABILITY_ONLY: list[tuple[pa.Schema, pa.Schema]] = []
+_NULLABILITY_ONLY_SIZE = 16
+
+
+def _differs_in_nullability_only(source: pa.Schema, target: pa.Schema) -> bool:
+    for known_source, known_target in list(_NULLABILITY_ONLY):
+        if known_target is target and known_source.equals(source):
+            return True
+    if source.names != target.names or not all(a.type.equals(b.type) for a, b in zip(source, target)):
+        return False
+    # Races only add a duplicate pair.
+    _NULLABILITY_ONLY.insert(0, (source, target))
+    del _NULLABILITY_ONLY[_NULLABILITY_ONLY_SIZE:]
+    return True
 
 
 def _one_char_apart(a: str, b: str) -> bool:

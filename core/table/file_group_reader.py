@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -73,6 +75,22 @@ def _commit_schemas(timeline: HudiTimeline) -> list[tuple[str, str | None]]:
     ]
 
 
+# Read plans a file group reader keeps (one per distinct read it serves).
+_PLAN_CACHE_SIZE = 64
+
+
+def _options_key(options: HudiReadOptions) -> tuple:
+    """What a read plan depends on in ``options``, by value."""
+    projection = tuple(options.projection) if options.projection is not None else None
+    return (tuple(options.parsed_filters), projection, frozenset(options.hudi_options.items()))
+
+
+def _instant_of(base_rel: str) -> str | None:
+    """The instant that wrote a base file, from its name."""
+    parsed = parse_base_file_name(base_rel.rsplit("/", 1)[-1])
+    return parsed.instant_time if parsed else None
+
+
 class ReadPlan:
     """Columns to read, the row mask and the columns to hand back, for one read."""
 
@@ -135,6 +153,30 @@ class ReadPlan:
         return data
 
 
+# Rows of small base files conformed and cut into batches together by
+# ``read_file_slices``; a larger file goes alone (joining would only copy it).
+_RUN_ROWS = 1 << 16
+
+
+@dataclass(frozen=True)
+class _BaseRead:
+    """A base file's data as read, before it is conformed to the table schema."""
+
+    plan: ReadPlan
+    data: pa.Table
+    constants: Mapping[str, pa.Scalar]
+    constants_key: str  # the partition whose values ``constants`` are ("" without constants)
+    base_rel: str
+
+    def joins(self, other: _BaseRead) -> bool:
+        """Whether ``other`` can be conformed together with this file's data."""
+        return (
+            other.plan is self.plan
+            and other.constants_key == self.constants_key
+            and other.data.schema.equals(self.data.schema)
+        )
+
+
 class HudiFileGroupReader:
     """Reads file slices of one table: a base file merged with its log files."""
 
@@ -148,6 +190,15 @@ class HudiFileGroupReader:
         self._storage_options = storage_opts
         self._context: TableContext | None = None
         self._required: RequiredColumns | None = None
+        self._plans: dict[tuple, ReadPlan] = {}
+        self._fills_partitions: bool | None = None
+        self._ranges: dict[tuple, tuple[str | None, str | None]] = {}
+
+    def __getstate__(self) -> dict:
+        # Plans are cheap to rebuild and hold compute expressions: not shipped.
+        state = self.__dict__.copy()
+        state["_plans"], state["_ranges"] = {}, {}
+        return state
 
     @classmethod
     def from_context(
@@ -173,10 +224,14 @@ class HudiFileGroupReader:
     # -- option handling -------------------------------------------------------
 
     def _options(self, options: HudiReadOptions | None) -> HudiReadOptions:
-        base = HudiReadOptions(hudi_options=self._read_defaults)
         if options is None:
-            return base
-        return options.with_hudi_options({**self._read_defaults, **options.hudi_options})
+            return HudiReadOptions(hudi_options=self._read_defaults)
+        hudi = options.hudi_options
+        if all(k in hudi for k in self._read_defaults):
+            # The options override every default (usually there is none): they
+            # are the merged options as they are, with no copy per slice.
+            return options
+        return options.with_hudi_options({**self._read_defaults, **hudi})
 
     def _range(self, options: HudiReadOptions) -> tuple[str | None, str | None]:
         tz = self.context.config.timezone
@@ -189,18 +244,34 @@ class HudiFileGroupReader:
     def _plan(
         self,
         options: HudiReadOptions,
-        where: str,
+        where: str | Callable[[], str],
         commit_times: frozenset[str] | None,
         merging: bool,
         base_rel: str | None,
     ) -> ReadPlan:
-        ctx = self.context
-        merge_columns = ctx.merge_columns() if merging else ()
-        parsed = parse_base_file_name(base_rel.rsplit("/", 1)[-1]) if base_rel else None
-        base_instant = parsed.instant_time if parsed else None
-        return ReadPlan(
-            ctx.read_schema, options, commit_times, self._range(options), where, merge_columns, base_instant
-        )
+        """The read plan of a slice; ``where`` (or what it gives, only called
+        when a plan is made) names the slice in errors."""
+        # The plan depends on the slice only through whether its base file is
+        # older than the range's end, so one plan per read serves every slice
+        # (building it per slice cost more than reading a small file). Keyed by
+        # the options' values: options are mutable, and equal ones plan alike.
+        okey = _options_key(options)
+        commit_range = self._ranges.get(okey)
+        if commit_range is None:
+            commit_range = self._ranges[okey] = self._range(options)
+        hi = commit_range[1]
+        base_instant = _instant_of(base_rel) if hi is not None and base_rel else None
+        key = (okey, commit_times, merging, base_instant is not None and base_instant <= hi)
+        plan = self._plans.get(key)
+        if plan is None:
+            ctx = self.context
+            merge_columns = ctx.merge_columns() if merging else ()
+            where = where() if callable(where) else where
+            plan = ReadPlan(ctx.read_schema, options, commit_times, commit_range, where, merge_columns, base_instant)
+            if len(self._plans) >= _PLAN_CACHE_SIZE:
+                self._plans.clear()  # a long-lived reader of ever new options stays small
+            self._plans[key] = plan
+        return plan
 
     def decoded_columns(
         self, options: HudiReadOptions, base_rel: str, commit_times: frozenset[str] | None, merging: bool
@@ -221,9 +292,12 @@ class HudiFileGroupReader:
         return path.lstrip("/")
 
     def _constants(self, partition_path: str) -> dict[str, pa.Scalar]:
-        ctx = self.context
-        if ctx.config.drops_partition_fields and ctx.partitioner.is_partitioned:
-            return ctx.partitioner.constants(partition_path)
+        if self._fills_partitions is None:
+            # Asked once per slice; the answer parses table configs.
+            ctx = self.context
+            self._fills_partitions = bool(ctx.config.drops_partition_fields and ctx.partitioner.is_partitioned)
+        if self._fills_partitions:
+            return self.context.partitioner.constants(partition_path)
         return {}
 
     # -- the read pipeline ---------------------------------------------------------
@@ -257,6 +331,10 @@ class HudiFileGroupReader:
     def _check_base_columns(
         self, reader: BaseFileReader, base_rel: str, data: pa.Table, schema: pa.Schema, constants: Mapping
     ) -> None:
+        if data.num_columns >= len(schema):
+            # Readers return only the asked columns the file has: a file with
+            # as many has them all, and nothing can be missing.
+            return
         parsed = parse_base_file_name(base_rel.rsplit("/", 1)[-1])
         written_at = parsed.instant_time if parsed else None
         check_missing_columns(
@@ -406,6 +484,79 @@ class HudiFileGroupReader:
         (incremental reads: the instants whose rows to return) and
         ``visibility`` (which instants' log blocks the read sees)."""
         return self._read_slice(file_slice, self._options(options), commit_times, visibility)
+
+    def read_file_slices(
+        self,
+        file_slices: Sequence[HudiFileSlice],
+        options: HudiReadOptions | None = None,
+        *,
+        commit_times: frozenset[str] | None = None,
+        visibility: Visibility | None = None,
+    ) -> list[pa.RecordBatch]:
+        """``read_file_slice`` of each slice, in order, with the same arguments.
+
+        Slices that read only their base file are decoded file by file, but
+        consecutive small ones of one file schema are conformed, masked and cut
+        into batches together: for files of a few rows that work costs more
+        per slice than decoding the file. Errors still name the file."""
+        opts = self._options(options)
+        read_optimized = opts.use_read_optimized()
+        out: list[pa.RecordBatch] = []
+        run: list[_BaseRead] = []
+        held = 0
+        for s in file_slices:
+            base_rel = s.base_file_relative_path()
+            if not base_rel or (s.log_file_names and not read_optimized):
+                out.extend(self._conformed_run(run))
+                run, held = [], 0
+                out.append(self._read_slice(s, opts, commit_times, visibility))
+                continue
+            plan = self._plan(
+                opts, functools.partial(self.context.storage.uri, base_rel), commit_times, False, base_rel
+            )
+            reader = self._base_reader(base_rel)
+            data = reader.read(base_rel, plan.read_schema.names)
+            constants = self._constants(s.partition_path)
+            self._check_base_columns(reader, base_rel, data, plan.read_schema, constants)
+            item = _BaseRead(plan, data, constants, s.partition_path if constants else "", base_rel)
+            if run and (held + data.num_rows > _RUN_ROWS or not run[-1].joins(item)):
+                out.extend(self._conformed_run(run))
+                run, held = [], 0
+            run.append(item)
+            held += data.num_rows
+        out.extend(self._conformed_run(run))
+        return out
+
+    def _conformed_run(self, run: Sequence[_BaseRead]) -> list[pa.RecordBatch]:
+        """One batch per file of ``run`` (base files read alike), as ``_read_slice`` gives them."""
+        if not run:
+            return []
+        first = run[0]
+        plan = first.plan
+        raw = pa.concat_tables([r.data for r in run]) if len(run) > 1 else first.data
+        uri = self.context.storage.uri
+        try:
+            data = conform_table(raw, plan.read_schema, first.constants, uri(first.base_rel))
+        except HudiSchemaError:
+            for r in run:  # the file that cannot be conformed raises, naming itself
+                conform_table(r.data, plan.read_schema, r.constants, uri(r.base_rel))
+            raise
+        if plan.mask is None:
+            # Projected and made contiguous once; each file's rows are a zero-copy slice of it.
+            batch = self._one_batch(plan.apply(data))
+            offsets = itertools.accumulate((r.data.num_rows for r in run), initial=0)
+            out = [batch.slice(offset, r.data.num_rows) for offset, r in zip(offsets, run)]
+        else:
+            out = []
+            offset = 0
+            for r in run:
+                out.append(self._one_batch(plan.apply(data.slice(offset, r.data.num_rows))))
+                offset += r.data.num_rows
+        if data is raw and len(run) > 1:
+            # Data already in the table schema passes as read, with its file's
+            # schema metadata: each batch keeps its own file's, as one read alone does.
+            out = [b.replace_schema_metadata(r.data.schema.metadata) for b, r in zip(out, run)]
+        return out
 
     def read_file_slice_from_paths(
         self, base_file_path: str, log_file_paths: Sequence[str], options: HudiReadOptions | None = None

@@ -58,6 +58,14 @@ class HudiReadPlan:
             file_slice, self.options, commit_times=self.commit_times, visibility=self.visibility
         )
 
+    def read_slices(self, reader: HudiFileGroupReader, file_slices: Sequence[HudiFileSlice]) -> list[pa.RecordBatch]:
+        """``read_slice`` of each slice, in order; small base-only slices are
+        finished together (``HudiFileGroupReader.read_file_slices``), so a
+        worker reads many small slices for less than one call each."""
+        return reader.read_file_slices(
+            file_slices, self.options, commit_times=self.commit_times, visibility=self.visibility
+        )
+
     def read_slice_stream(
         self, reader: HudiFileGroupReader, file_slice: HudiFileSlice, batch_size: int
     ) -> Iterator[pa.RecordBatch]:
@@ -73,7 +81,8 @@ class HudiReadPlan:
             return
         batch = self.read_slice(reader, file_slice)
         for offset in range(0, batch.num_rows, batch_size):
-            yield batch.slice(offset, batch_size)
+            # An explicit length: a column-less batch takes any slice length as given.
+            yield batch.slice(offset, min(batch_size, batch.num_rows - offset))
 
     @property
     def read_columns(self) -> set[str] | None:

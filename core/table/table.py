@@ -34,6 +34,7 @@ from hudi_ray.core.table.request import ReadRequest
 from hudi_ray.core.table.scan import ScanFiles, TableSources, scan_for
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline import HudiTimeline
+from hudi_ray.core.util.collection import SMALL_GROUP_BYTES, group_small
 from hudi_ray.core.util.pools import io_map
 from hudi_ray.core.util.readahead import read_ahead
 
@@ -255,13 +256,16 @@ class HudiTable:
         reader = self._reader()
         tunables = request.tunables
 
-        def one(s: HudiFileSlice) -> pa.RecordBatch:
-            return reader.read_file_slice(
-                s, request.options, commit_times=files.commit_times, visibility=files.visibility
+        def some(group: list[HudiFileSlice]) -> list[pa.RecordBatch]:
+            return reader.read_file_slices(
+                group, request.options, commit_times=files.commit_times, visibility=files.visibility
             )
 
-        batches = io_map(one, files.slices, limit=tunables.slice_read_concurrency)
-        return [b for b in batches if b.num_rows]
+        # Small slices go in groups, which the reader finishes together; a
+        # large one alone, so that large slices still read in parallel.
+        groups = group_small(files.slices, [s.total_size_bytes() for s in files.slices], SMALL_GROUP_BYTES)
+        batches = io_map(some, groups, limit=tunables.slice_read_concurrency)
+        return [b for group in batches for b in group if b.num_rows]
 
     def read_stream(self, options: HudiReadOptions | None = None) -> HudiRecordBatchStream:
         request = self._request(options)

@@ -80,3 +80,33 @@ def split_balanced(items: Sequence[T], sizes: Sequence[int], num_splits: int) ->
             cuts.append(i)
     bounds = [0, *cuts, len(seq)]
     return [seq[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+# On-disk bytes of a group of small file slices read together (``group_small``):
+# small enough that a group is a small share of a read, so groups still spread
+# over the reading threads; large enough to hold hundreds of small files.
+SMALL_GROUP_BYTES = 4 << 20
+SMALL_GROUP_ITEMS = 256
+
+
+def group_small(
+    items: Sequence[T], sizes: Sequence[int], max_bytes: int, max_items: int = SMALL_GROUP_ITEMS
+) -> list[list[T]]:
+    """``items`` in order, in contiguous groups of at most ``max_items`` items
+    and ``max_bytes`` by their ``sizes``; an item of ``max_bytes`` or more is
+    a group of its own."""
+    if len(sizes) != len(items):
+        raise ValueError(f"group_small: {len(items)} items but {len(sizes)} sizes")
+    groups: list[list[T]] = []
+    current: list[T] = []
+    filled = 0
+    for item, size in zip(items, sizes):
+        size = max(0, int(size))
+        if current and (filled + size > max_bytes or len(current) >= max_items):
+            groups.append(current)
+            current, filled = [], 0
+        current.append(item)
+        filled += size
+    if current:
+        groups.append(current)
+    return groups

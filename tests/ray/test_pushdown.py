@@ -121,3 +121,15 @@ def test_input_partitions_sets_the_read_parallelism(numbered: str) -> None:
     assert found is not None and found[2] == 2
     found = hudi_datasource_of(hudi_ray.read_hudi(numbered, hudi_options={key: "0"}))
     assert found is not None and found[2] is None
+
+
+@pytest.mark.parametrize(
+    "name", ["quickstart_trips_table/mor/avro/v8_trips_8i3u1d", "sample_table/cow/v9_txns_simple_meta"]
+)
+def test_count_projects_every_column_away_and_keeps_the_rows(name: str, table_path: TablePath, numbered: str) -> None:
+    """``count()`` reads with no columns at all; the rows must still be counted,
+    merged slices and small slices read together alike."""
+    for path in (str(table_path(name)), numbered):
+        expected = api_table(path)
+        assert hudi_ray.read_hudi(path).count() == expected.num_rows
+        assert hudi_ray.read_hudi(path, filters=[("_hoodie_record_key", "!=", "")]).count() == expected.num_rows

@@ -1,0 +1,125 @@
+"""Tables of many small base files: reads that finish small slices together
+(``HudiFileGroupReader.read_file_slices``, used by ``HudiTable.read``) return
+exactly the per-slice reads, and errors still name the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from hudi_ray.core.exceptions import HudiCorruptFileError, HudiSchemaError
+from hudi_ray.core.table import HudiReadOptions, HudiTable, HudiTableBuilder
+from hudi_ray.core.util import group_small
+from tests.support import write_numbered_table
+
+ROWS = 60
+ROWS_PER_FILE = 4  # 8 files in each of two partitions: many in every group
+
+
+def _table(path: Path) -> HudiTable:
+    return HudiTableBuilder.from_base_uri(str(path)).build()
+
+
+def _per_slice(table: HudiTable, options: HudiReadOptions | None = None) -> list[pa.RecordBatch]:
+    """What ``read`` returns, read one slice at a time."""
+    reader = table.create_file_group_reader_with_options(options)
+    slices = table.get_file_slices(options)
+    batches = [reader.read_file_slice(s, options or HudiReadOptions()) for s in slices]
+    return [b for b in batches if b.num_rows]
+
+
+def _assert_same(got: list[pa.RecordBatch], expected: list[pa.RecordBatch]) -> None:
+    assert len(got) == len(expected)
+    for a, b in zip(got, expected):
+        assert a.schema.equals(b.schema, check_metadata=True)
+        assert a.equals(b)
+
+
+def _small_table(tmp_path: Path) -> Path:
+    return write_numbered_table(tmp_path / "t", rows=ROWS, rows_per_file=ROWS_PER_FILE, partitioned=True)
+
+
+def _files(path: Path) -> list[Path]:
+    return sorted(path.glob("region=*/*.parquet"))
+
+
+OPTIONS = [
+    None,
+    HudiReadOptions(projection=["id", "name"]),
+    HudiReadOptions(filters=[("value", ">=", "200")], projection=["id"]),
+    HudiReadOptions(filters=[("region", "=", "eu"), ("id", "<", "30")]),
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["all", "projection", "filter", "partition-filter"])
+def test_read_equals_per_slice_reads(tmp_path: Path, options: HudiReadOptions | None) -> None:
+    path = _small_table(tmp_path)
+    table = _table(path)
+    assert len(table.get_file_slices()) == 2 * -(-ROWS // 2 // ROWS_PER_FILE)
+    _assert_same(table.read(options), _per_slice(table, options))
+
+
+def test_missing_columns_read_as_nulls_file_by_file(tmp_path: Path) -> None:
+    """Files lacking a nullable column (schema evolution) between files that
+    have it: each reads its own rows, with NULLs only where the file lacks it."""
+    path = _small_table(tmp_path)
+    lacking = _files(path)[1::3]
+    for f in lacking:
+        pq.write_table(pq.read_table(f).drop_columns(["name"]), f)
+    table = _table(path)
+    got = table.read()
+    _assert_same(got, _per_slice(table))
+    nulls = {b.column(b.schema.get_field_index("_hoodie_file_name"))[0].as_py() for b in got if b["name"].null_count}
+    assert nulls == {f.name for f in lacking}
+
+
+def test_partition_columns_from_paths(tmp_path: Path) -> None:
+    """A writer that dropped the partition column: each file takes its own partition's value."""
+    path = _small_table(tmp_path)
+    for f in _files(path):
+        pq.write_table(pq.read_table(f).drop_columns(["region"]), f)
+    props = path / ".hoodie" / "hoodie.properties"
+    props.write_text(props.read_text() + "hoodie.datasource.write.drop.partition.columns=true\n")
+    table = _table(path)
+    got = table.read()
+    _assert_same(got, _per_slice(table))
+    rows = pa.Table.from_batches(got)
+    assert rows.num_rows == ROWS
+    for region, partition in zip(rows["region"].to_pylist(), rows["_hoodie_partition_path"].to_pylist()):
+        assert partition == f"region={region}"
+
+
+def test_damaged_file_among_small_ones_is_named(tmp_path: Path) -> None:
+    path = _small_table(tmp_path)
+    victim = _files(path)[5]
+    victim.write_bytes(victim.read_bytes()[:-12])  # the footer's tail is gone
+    with pytest.raises(HudiCorruptFileError, match=victim.name):
+        _table(path).read()
+
+
+def test_unreadable_column_type_is_named(tmp_path: Path) -> None:
+    """Files whose column cannot be read as the table's type, next to each other
+    in one group: the error names a file that has it, never a good one."""
+    path = _small_table(tmp_path)
+    bad = _files(path)[3:5]
+    for f in bad:
+        data = pq.read_table(f)
+        index = data.schema.get_field_index("value")
+        as_struct = pa.StructArray.from_arrays([data["value"].combine_chunks()], ["v"])
+        pq.write_table(data.set_column(index, "value", as_struct), f)
+    with pytest.raises(HudiSchemaError, match="|".join(f.name for f in bad)):
+        _table(path).read()
+
+
+def test_group_small_keeps_order_and_bounds() -> None:
+    items = list(range(10))
+    sizes = [1, 1, 1, 10, 1, 1, 1, 1, 1, 1]
+    groups = group_small(items, sizes, max_bytes=3, max_items=2)
+    assert [x for g in groups for x in g] == items
+    assert all(len(g) <= 2 for g in groups)
+    assert [3] in groups  # an item of max_bytes or more goes alone
+    with pytest.raises(ValueError):
+        group_small(items, sizes[:-1], 3)
