@@ -178,9 +178,17 @@ MEMORY_MODES = {
 
 
 def peak_rss_mib() -> float:
-    """This process's peak resident set size; Linux reports ru_maxrss in KiB, macOS in bytes."""
+    """This process's peak resident set size. On Linux from VmHWM, which starts
+    afresh at exec; ru_maxrss would carry the parent's peak into the child."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
 
 
 def memory_child(path: Path, mode: str) -> None:

@@ -228,7 +228,15 @@ def cases(path: Path, snapshot_rows: int, base_rows: int) -> list[Case]:
 
 
 def peak_rss_mib() -> float:
-    """This process's peak resident set size (Linux reports ru_maxrss in KiB, macOS in bytes)."""
+    """This process's peak resident set size. On Linux from VmHWM, which starts
+    afresh at exec; ru_maxrss would carry the parent's peak into the child."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
 

@@ -69,7 +69,7 @@ def prepare_cow(root: Path, rows: int, files: int) -> Path:
 
 
 def prepare_mor(root: Path, rows: int, files: int) -> Path:
-    args = argparse.Namespace(rows=rows, files=files, table_version=6)
+    args = argparse.Namespace(rows=rows, files=files, table_version=6, update_fraction=mor_scan.UPDATE_FRACTION)
     path, _ = mor_scan.prepare(root / "mor", args)
     return path
 

@@ -53,7 +53,7 @@ def prepare(kind: str, root: Path, rows: int, files: int) -> Path:
         path = root / f"cow_{rows}"
         cow_scan.prepare(path, rows, files)
         return path
-    args = argparse.Namespace(rows=rows, files=files, table_version=6)
+    args = argparse.Namespace(rows=rows, files=files, table_version=6, update_fraction=mor_scan.UPDATE_FRACTION)
     path, _ = mor_scan.prepare(root / f"mor_{rows}", args)
     return path
 

@@ -21,6 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from hudi_ray.core.exceptions import HudiMissingExtraError
+
+try:
+    import ray.data  # noqa: F401 - checked first, so that its absence names the extra to install
+except ModuleNotFoundError as exc:
+    raise HudiMissingExtraError(
+        f"hudi_ray.read_hudi needs Ray Data ({exc.name} is not installed): pip install 'hudi-ray[ray]'",
+        exc.name or "ray",
+    ) from exc
 from ray.data import Dataset, read_datasource
 from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask

@@ -18,8 +18,15 @@ from urllib.parse import unquote, urlparse
 
 import fsspec
 import pyarrow.fs as pafs
+from fsspec.registry import known_implementations
 
-from hudi_ray.core.exceptions import HudiCoreError, HudiFileNotFoundError, HudiStorageError, HudiUnsafePathError
+from hudi_ray.core.exceptions import (
+    HudiCoreError,
+    HudiFileNotFoundError,
+    HudiMissingExtraError,
+    HudiStorageError,
+    HudiUnsafePathError,
+)
 from hudi_ray.core.storage.options import fsspec_kwargs
 from hudi_ray.core.storage.paths import (
     contained_path,
@@ -45,6 +52,8 @@ class FileInfo:
 _URL_ROOTS = {"http", "https", "webhdfs", "swebhdfs"}
 # Schemes fsspec knows under another name.
 _FS_PROTOCOL = {"s3n": "s3"}
+# The package extra that brings a filesystem's fsspec implementation along.
+_EXTRAS = {"s3": "s3", "s3a": "s3", "s3n": "s3"}
 
 
 def normalize_base_uri(base_uri: str, *, keep_credentials: bool = False) -> tuple[str, str]:
@@ -75,6 +84,16 @@ def _url_kwargs(protocol: str, uri: str) -> dict:
         return dict(fsspec.get_filesystem_class(protocol)._get_kwargs_from_urls(uri))
     except Exception:  # no such filesystem: fsspec.filesystem reports it below
         return {}
+
+
+def _missing_filesystem(protocol: str, base_url: str, exc: ImportError) -> HudiMissingExtraError:
+    """The error for a URI whose fsspec filesystem is not installed, naming what to install."""
+    # fsspec raises a bare ImportError without a module name; its registry knows the package.
+    impl = known_implementations.get(_FS_PROTOCOL.get(protocol.lower(), protocol.lower()), {})
+    module = exc.name or str(impl.get("class", "")).split(".")[0] or f"a filesystem for {protocol}://"
+    extra = _EXTRAS.get(protocol.lower())
+    install = f"pip install 'hudi-ray[{extra}]'" if extra else f"pip install {module}"
+    return HudiMissingExtraError(f"Reading {base_url} needs {module}, which is not installed: {install}", module)
 
 
 def _join(root: str, rel: str) -> str:
@@ -146,7 +165,9 @@ class Storage:
             kwargs = {**_url_kwargs(fs_protocol, base_uri), **kwargs}
         try:
             self.fs: fsspec.AbstractFileSystem = fsspec.filesystem(fs_protocol, **kwargs)
-        except (ImportError, ValueError, TypeError) as exc:
+        except ImportError as exc:
+            raise _missing_filesystem(self.protocol, self.base_url, exc) from exc
+        except (ValueError, TypeError) as exc:
             raise HudiStorageError(f"Cannot open storage for {self.base_url!r}: {redact_text(str(exc))}") from exc
 
     def __repr__(self) -> str:

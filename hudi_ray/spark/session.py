@@ -16,7 +16,7 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from hudi_ray.core.exceptions import HudiUnsupportedError
+from hudi_ray.core.exceptions import HudiMissingExtraError, HudiUnsupportedError
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
@@ -54,6 +54,21 @@ def java_major(version_line: str) -> int | None:
         return None
 
 
+def require_spark_extra() -> None:
+    """Fail naming the extra to install when Ray, RayDP or PySpark is missing."""
+    import importlib.util
+
+    for module in ("ray", "raydp", "pyspark"):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ValueError:  # a module set to None in sys.modules (blocked)
+            found = False
+        if not found:
+            raise HudiMissingExtraError(
+                f"The Spark bridge needs {module}, which is not installed: pip install 'hudi-ray[spark]'", module
+            )
+
+
 def require_java() -> None:
     version = java_version()
     if version is None:
@@ -73,6 +88,7 @@ def init_spark(
     configs: dict[str, str] | None = None,
 ) -> SparkSession:
     """Start Spark on the current Ray cluster (starting a local Ray if none runs)."""
+    require_spark_extra()
     import ray
     import raydp
 
@@ -97,6 +113,7 @@ def init_spark(
 def stop_spark() -> None:
     """Stop Spark, release the data handed to it (see ``hudi_ray.spark.release``)
     and give the executors' CPUs back to Ray Data."""
+    require_spark_extra()
     import raydp
 
     from hudi_ray.spark.handoff import release_all

@@ -1,0 +1,233 @@
+"""``HudiDataSource``: the ``hudi_ray`` format of PySpark 4's Python Data Source API.
+
+Where each step runs (PySpark starts a Python worker for each):
+
+* ``load()``: the source is made from the options (checked here, so a bad
+  option fails at once) and loads the table's timeline once to give Spark the
+  schema and *pin* the read: a snapshot read becomes a read as of the newest
+  completed instant, an incremental read gets that instant's completion as
+  its end. Spark pickles the source after this step and plans every action
+  from that copy, so a DataFrame reads the same table state however many
+  commits land before (or between) its actions.
+* planning an action: ``reader()``, then ``pushFilters`` (Spark 4.1+ with
+  ``spark.sql.python.filterPushdown.enabled``), then ``partitions()``: the
+  table is planned once (timeline, metadata table, pruning with the pushed
+  filters) and its file slices are split by estimated size into partitions,
+  each carrying the plan of its own slices.
+* executors: ``read(partition)`` reads its slices with the core's file group
+  reader and yields Arrow record batches in Spark's Arrow types.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+from hudi_ray.core.config import TableConfig
+from hudi_ray.core.exceptions import HudiSchemaError
+from hudi_ray.core.expr import Filter
+from hudi_ray.core.table import HudiReadOptions, HudiReadPlan, HudiTable, HudiTableBuilder
+from hudi_ray.core.timeline import parse_timestamp
+from hudi_ray.core.util import split_balanced
+from hudi_ray.reader import ChunkRead, read_chunk
+from hudi_ray.spark4.options import SourceOptions, parse_options
+from hudi_ray.spark4.pushdown import split_filters
+from hudi_ray.spark_types import spark_arrow_schema, spark_schema
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql.types import StructType
+
+log = logging.getLogger(__name__)
+
+FORMAT = "hudi_ray"
+# The PySpark worker that asks readers for filters (Spark 4.1+).
+_PUSHDOWN_WORKER = "data_source_pushdown_filters.py"
+
+
+def _build_table(opts: SourceOptions) -> HudiTable:
+    return (
+        HudiTableBuilder.from_base_uri(opts.uri)
+        .with_hudi_options(opts.table_options)
+        .with_storage_options(opts.storage_options)
+        .build()
+    )
+
+
+def _pinned(opts: SourceOptions, table: HudiTable) -> HudiReadOptions:
+    """The read options with the table state fixed to the newest completed instant."""
+    read = opts.read_options
+    # Timestamps are checked here, at load(), not when an action first plans the read.
+    given = {
+        "as-of timestamp": read.as_of_timestamp(),
+        "start timestamp": read.start_timestamp(),
+        "end timestamp": read.end_timestamp(),
+    }
+    for option, value in given.items():
+        if value is not None:
+            parse_timestamp(value, table.timezone, option=option)
+    latest = table.get_timeline().latest_data_instant()
+    if latest is None:
+        return read
+    if opts.incremental:
+        return read if read.end_timestamp() is not None else read.with_end_timestamp(latest.completed_at)
+    return read if read.as_of_timestamp() is not None else read.with_as_of_timestamp(latest.timestamp)
+
+
+class HudiInputPartition(InputPartition):
+    """One Spark partition: the plan of its own file slices (a plan is picklable)."""
+
+    def __init__(self, index: int, plan: HudiReadPlan) -> None:
+        super().__init__(index)
+        self.index = index
+        self.plan = plan
+
+    def __repr__(self) -> str:
+        # Spark logs partitions; the plan's repr leaves out the URI and its credentials.
+        return f"HudiInputPartition(index={self.index}, slices={len(self.plan.slices)})"
+
+
+class HudiReader(DataSourceReader):
+    """Plans on the driver, reads on the executors; takes no filters from Spark
+    (Spark refuses a reader with ``pushFilters`` while pushdown is off)."""
+
+    def __init__(
+        self, opts: SourceOptions, read: HudiReadOptions, empty: bool, arrow: pa.Schema, schema: StructType
+    ) -> None:
+        self._opts = opts
+        self._read = read
+        self._empty = empty
+        # The table's own Arrow types: they decide which filter values parse back exactly.
+        self._arrow = pa.schema([arrow.field(c) for c in schema.fieldNames()])
+        self._columns = list(schema.fieldNames())
+        self._schema = schema
+        self._pushed: list[Filter] = []
+
+    def _plan(self) -> HudiReadPlan:
+        read = self._read.with_projection(self._columns)
+        if self._pushed:
+            # The options' own filters stay; the pushed ones add to them.
+            read = read.with_filters([*read.parsed_filters, *self._pushed])
+        return _build_table(self._opts).plan(read)
+
+    def partitions(self) -> list[InputPartition]:
+        if self._empty:
+            return []
+        plan = self._plan()
+        if not plan.slices:
+            return []
+        sizes = [e.size_bytes for e in plan.estimate()]
+        opts = self._opts
+        count = opts.num_partitions
+        if count is None:
+            count = max(opts.min_partitions, math.ceil(sum(sizes) / opts.partition_bytes))
+        chunks = split_balanced(plan.slices, sizes, min(count, len(plan.slices)))
+        log.info("Reading %s: %d file slices in %d partitions", opts.shown_uri, len(plan.slices), len(chunks))
+        return [HudiInputPartition(i, replace(plan, slices=chunk)) for i, chunk in enumerate(chunks)]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        # PySpark's own mapping of the DataFrame schema: batches must match it exactly.
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        if not isinstance(partition, HudiInputPartition):
+            # Spark reads a plan with no partitions as one partition of its own (no slices).
+            return
+        target = to_arrow_schema(self._schema, timezone="UTC")
+        work = ChunkRead(
+            plan=partition.plan,
+            slices=partition.plan.slices,
+            columns=self._columns,
+            batch_size=self._opts.batch_size,
+            prefetch=self._opts.prefetch,
+            prefetch_depth=self._opts.prefetch_depth,
+        )
+        for table in read_chunk(work):
+            for batch in table.to_batches():
+                if not batch.schema.equals(target):
+                    # Unsafe only where Spark holds less: nanoseconds truncate to microseconds.
+                    batch = batch.cast(target, safe=False)
+                yield batch
+
+
+class HudiPushdownReader(HudiReader):
+    """``HudiReader`` taking the filters that map exactly to Hudi filters (Spark 4.1+)."""
+
+    def pushFilters(self, filters: list[Any]) -> list[Any]:
+        pushed, rejected = split_filters(filters, self._arrow)
+        self._pushed = pushed
+        return rejected
+
+
+class HudiDataSource(DataSource):
+    """``spark.read.format("hudi_ray").load(uri)``: a Hudi table read by this
+    project's core on Spark's executors (options: ``hudi_ray.spark4.options``)."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        super().__init__(options)  # type: ignore[arg-type]
+        self._opts = parse_options(options)
+        table = _build_table(self._opts)
+        self._read = _pinned(self._opts, table)
+        self._empty = table.get_timeline().latest_data_instant() is None
+        self._arrow = self._read_schema(table)
+
+    def _read_schema(self, table: HudiTable) -> pa.Schema:
+        """The Arrow schema of the columns read (meta fields when the writer
+        populated them, as the table API returns), before Spark's type mapping."""
+        try:
+            if TableConfig(options=table.hudi_options()).populates_meta_fields:
+                schema = table.get_schema_with_meta_fields()
+            else:
+                schema = table.get_schema()
+        except HudiSchemaError:
+            if not self._empty:
+                raise
+            return pa.schema([])  # a table without commits or a create schema
+        columns = self._opts.columns
+        if columns is None:
+            return schema
+        unknown = [c for c in columns if schema.get_field_index(c) < 0]
+        if unknown:
+            raise HudiSchemaError(f"Columns {unknown} not found in the schema of table {self._opts.shown_uri}")
+        return pa.schema([schema.field(c) for c in columns])
+
+    @classmethod
+    def name(cls) -> str:
+        return FORMAT
+
+    def schema(self) -> StructType:
+        return spark_schema(spark_arrow_schema(self._arrow))
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        unknown = [c for c in schema.fieldNames() if self._arrow.get_field_index(c) < 0]
+        if unknown:
+            raise HudiSchemaError(f"Columns {unknown} not found in the schema of table {self._opts.shown_uri}")
+        cls = HudiPushdownReader if _asked_for_filters() else HudiReader
+        return cls(self._opts, self._read, self._empty, self._arrow, schema)
+
+
+def _asked_for_filters(depth: int = 6) -> bool:
+    """Whether PySpark's filter pushdown worker is the caller.
+
+    PySpark rejects a reader that implements ``pushFilters`` while
+    ``spark.sql.python.filterPushdown.enabled`` is off, and the source cannot
+    read that setting; only the pushdown worker, which runs when it is on,
+    gets a reader that takes filters. Elsewhere (or on a PySpark that moved
+    the worker) the reader takes none, and Spark filters every row itself.
+    """
+    frame = sys._getframe(1)
+    for _ in range(depth):
+        if frame is None:
+            return False
+        if frame.f_code.co_filename.endswith(_PUSHDOWN_WORKER):
+            return True
+        frame = frame.f_back
+    return False
+
+
+__all__ = ["FORMAT", "HudiDataSource", "HudiInputPartition", "HudiPushdownReader", "HudiReader"]
