@@ -2,6 +2,7 @@
 through RayDP (Spark executors run as Ray actors and read Arrow IPC streams from
 Ray's object store in the JVM), with no Hudi jars on the Spark side."""
 
+import hudi_ray.spark.requirements  # noqa: F401 - first: names a missing extra before any import fails
 from hudi_ray.spark.handoff import (
     DEFAULT_PARTITION_BYTES,
     Handoff,

@@ -57,7 +57,7 @@ def test_read_hudi_import_without_ray() -> None:
     assert message.endswith("pip install 'hudi-ray[ray]'")
 
 
-@pytest.mark.parametrize("blocked", ["raydp", "pyspark"])
+@pytest.mark.parametrize("blocked", ["ray", "raydp", "pyspark"])
 def test_spark_bridge_without_its_extra(blocked: str) -> None:
     kind, module, message = _run([blocked], "from hudi_ray.spark import init_spark; init_spark()")
     assert (kind, module) == ("HudiMissingExtraError", blocked)
