@@ -192,3 +192,35 @@ def test_merge_mode_resolution(props, mode) -> None:
 def test_unsupported_mergers_raise(props, message) -> None:
     with pytest.raises(HudiUnsupportedError, match=message):
         resolve_merge_config(_config(props))
+
+
+@pytest.mark.parametrize(
+    ("values", "ct", "dtype"),
+    [
+        ([5, 2, None, 7], [False, True, False, False], pa.int64()),
+        ([1.5, 2, -0.25], [False, False, False], pa.float64()),
+        (["b", "a", None], [False, False, False], pa.string()),
+        (["5", "x"], [False, False], pa.int64()),  # one value does not fit: it alone becomes unknown
+        ([3_000_000_000, 1], [False, False], pa.int32()),  # out of range: unknown, the other kept
+        (["a", 1, 2.5], [False, False, False], pa.string()),  # mixed types: cast value by value
+        ([True, 0], [False, False], pa.int64()),
+    ],
+)
+def test_delete_ordering_values_cast_as_one_value_at_a_time_would(values: list, ct: list, dtype: pa.DataType) -> None:
+    """Delete blocks' ordering values (long, double, string, mixed) are cast to the
+    ordering column's type in one call when they all convert; the result must be
+    exactly the value-by-value cast, unknown where a value does not fit."""
+    from hudi_ray.core.merge.merger import _ordering_array
+
+    expected = []
+    for v, c in zip(values, ct):
+        if c or v is None:
+            expected.append(None)
+            continue
+        try:
+            expected.append(pa.scalar(v).cast(dtype).as_py())
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            expected.append(None)
+    got = _ordering_array(values, ct, dtype)
+    assert got.type == dtype
+    assert got.to_pylist() == expected
