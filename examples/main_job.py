@@ -42,6 +42,8 @@ def run(uri: str, *, sample: bool, spark: bool) -> None:
     print(f"{table.table_name}: {table.table_type}, table version {table.table_version}, {len(commits)} commits")
     print(f"schema: {', '.join(schema.names)}")
     explain_filters = [("city", "=", "chennai"), ("fare", ">", "100")] if sample else []
+    if explain_filters:
+        print("pruning for " + " and ".join(" ".join(f) for f in explain_filters) + ":")
     print(table.explain(hudi_ray.HudiReadOptions(filters=explain_filters)))
 
     # 2. Ray: a planner actor plans once, reader tasks read the file slices;
@@ -55,7 +57,8 @@ def run(uri: str, *, sample: bool, spark: bool) -> None:
     plan = planned_read(ds)
     rows = pa.concat_tables(ray.get(ds.to_arrow_refs())) if sample else None
     count = rows.num_rows if rows is not None else ds.count()
-    print(f"{plan.num_slices} file slices in {len(plan.chunks)} reader tasks: {count} rows")
+    where = " where " + " and ".join(" ".join(f) for f in filters) if filters else ""
+    print(f"{plan.num_slices} file slices in {len(plan.chunks)} reader tasks: {count} rows{where}")
     first = rows.sort_by("trip_id").slice(0, 5).to_pylist() if rows is not None else ds.take(5)
     # The data columns, aligned: Hudi's meta columns would fill the screen first.
     names = [n for n in (columns or schema.names) if not n.startswith("_hoodie_")]
