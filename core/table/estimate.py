@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pyarrow.parquet as pq
 
@@ -30,6 +31,10 @@ from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.file_group import HudiFileSlice, parse_base_file_name
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.timeline import HudiTimeline
+
+if TYPE_CHECKING:
+    from hudi_ray.core.metadata import MetadataTable
+    from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)
@@ -189,3 +194,17 @@ def sample_base_file(timeline: HudiTimeline) -> str | None:
         if paths:
             return min(paths)
     return None
+
+
+def table_stats(context: TableContext, mdt: MetadataTable | None) -> tuple[int, int] | None:
+    """(rows, bytes) of the latest snapshot: the on-disk size of every live
+    Parquet base file the metadata table lists, scaled by one sampled footer
+    (``Estimator.table``). None without a metadata table or Parquet base files."""
+    if mdt is None or context.config.base_file_format != "PARQUET":
+        return None
+    listings = mdt.files(mdt.partition_paths())
+    total = sum(f.size for files in listings.values() for f in files if f.name.endswith(".parquet"))
+    sample = sample_base_file(context.timeline)
+    if total == 0 or sample is None:
+        return None
+    return Estimator(context.storage, context.footers).table(total, sample)

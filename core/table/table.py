@@ -8,7 +8,6 @@ pruners in ``pruning.py``), and reads them with a file group reader, here or
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -16,22 +15,21 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
-from hudi_ray.core.base_file import ParquetReader, footer_column_stats
 from hudi_ray.core.config import HudiReadConfig, is_read_config, warn_unknown_keys
-from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.exceptions import HudiConfigError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.file_group.file_slice import ColumnStatsDict
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import move_credentials
 from hudi_ray.core.table.context import TableContext
-from hudi_ray.core.table.estimate import Estimator, sample_base_file
+from hudi_ray.core.table.estimate import table_stats
 from hudi_ray.core.table.explain import NoExplain, PlanExplain
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader, split_options
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
 from hudi_ray.core.table.read_plan import HudiReadPlan
 from hudi_ray.core.table.request import ReadRequest
 from hudi_ray.core.table.scan import ScanFiles, TableSources, scan_for
+from hudi_ray.core.table.slice_stats import footers_decide, with_footer_stats
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.util.collection import SMALL_GROUP_BYTES, group_small
@@ -157,53 +155,9 @@ class HudiTable:
     def get_file_slices(self, options: HudiReadOptions | None = None) -> list[HudiFileSlice]:
         request = self._request(options, projected=False)
         slices = self._scan(request).slices
-        if self._stats_decide(request):
-            slices = self._with_footer_stats(slices)
+        if footers_decide(self._context.config, request, self._sources.data_filters(request.filters)):
+            slices = with_footer_stats(slices, self._context)
         return slices
-
-    def _stats_decide(self, request: ReadRequest) -> bool:
-        """Whether base file footers alone decide this read's data-column
-        filters: a snapshot read of Parquet base files with such filters, on a
-        copy-on-write table or read-optimized (log files would change the
-        values the footers bound). Then the slices it plans carry their
-        footer stats, as hudi-rs's do."""
-        config = self._context.config
-        if request.query_type is not HudiQueryType.Snapshot or config.base_file_format != "PARQUET":
-            return False
-        if config.is_mor and not request.read_optimized:
-            return False
-        return bool(self._sources.data_filters(request.filters))
-
-    def _with_footer_stats(self, slices: list[HudiFileSlice]) -> list[HudiFileSlice]:
-        """Copies of ``slices`` carrying their Parquet base files' column stats.
-        Footers come from the table's footer cache, so those that pruning read
-        are not read again."""
-        schema = self._context.schema_with_meta_fields
-        reader = ParquetReader(self._storage, self._context.footers)
-
-        def stats_of(s: HudiFileSlice) -> ColumnStatsDict | None:
-            rel = s.base_file_relative_path()
-            if not rel.endswith(".parquet"):
-                return None  # other base file formats keep no per-column min/max
-            try:
-                md = reader.metadata(rel)
-            except HudiCoreError as exc:
-                # Stats are informational; the read itself reports the file.
-                log.warning("No column stats for %s: %s", rel, exc)
-                return None
-            found = footer_column_stats(md, schema, set(schema.names))
-            # Every schema column has an entry; one the footer does not bound
-            # (absent from the file, nested, no stats) has neither min nor max.
-            out: ColumnStatsDict = {}
-            for name in schema.names:
-                cs = found.get(name)
-                lo = pa.repeat(cs.min, 1) if cs is not None and cs.min is not None else None
-                hi = pa.repeat(cs.max, 1) if cs is not None and cs.max is not None else None
-                out[name] = (lo, hi)
-            return out
-
-        stats = io_map(stats_of, slices)
-        return [dataclasses.replace(s, column_stats=st) if st is not None else s for s, st in zip(slices, stats)]
 
     def plan(self, options: HudiReadOptions | None = None) -> HudiReadPlan:
         """Plan a read as ``read`` does, for readers that run elsewhere."""
@@ -287,22 +241,13 @@ class HudiTable:
         return HudiRecordBatchStream(batches)
 
     def compute_table_stats(self, options: HudiReadOptions | None = None) -> tuple[int, int] | None:
-        """Estimated (rows, bytes) of a snapshot read, from the metadata table:
-        the on-disk size of every live Parquet base file it lists, scaled by one
-        sampled footer (``Estimator.table``). None for incremental reads, without
-        a metadata table, or when the base files are not Parquet."""
+        """Estimated (rows, bytes) of a snapshot read, from the metadata table
+        (``estimate.table_stats``); None for incremental reads, without a
+        metadata table, or when the base files are not Parquet."""
         request = self._request(options, projected=False)
-        mdt = self._sources.metadata_table()
-        if request.query_type is HudiQueryType.Incremental or mdt is None:
+        if request.query_type is HudiQueryType.Incremental:
             return None
-        if self._context.config.base_file_format != "PARQUET":
-            return None
-        listings = mdt.files(mdt.partition_paths())
-        total = sum(f.size for files in listings.values() for f in files if f.name.endswith(".parquet"))
-        sample = sample_base_file(self.get_timeline())
-        if total == 0 or sample is None:
-            return None
-        return Estimator(self._storage, self._context.footers).table(total, sample)
+        return table_stats(self._context, self._sources.metadata_table())
 
     def __repr__(self) -> str:
         return f"HudiTable({self.base_url!r}, type={self.table_type}, version={self.table_version})"
