@@ -101,6 +101,22 @@ def incremental_opts(start: str, end: str, **kw: Any) -> dict[str, Any]:
     return {"hudi_options": opts, **kw}
 
 
+def table_pair(path: str) -> tuple[hudi_ray.HudiTable, hudi.HudiTable]:
+    """The same table opened by hudi-ray and by hudi-rs."""
+    return hudi_ray.HudiTableBuilder.from_base_uri(path).build(), hudi.HudiTableBuilder.from_base_uri(path).build()
+
+
+def assert_same_as_hudi_rs(ours: hudi_ray.HudiTable, theirs: hudi.HudiTable, **kw: object) -> int:
+    """Both readers return the same rows and schema for the same options; the row count."""
+    a = to_table(ours.read(ours_options(**kw)))
+    b = to_table(theirs.read(rs_options(**kw)))
+    assert a.num_rows == b.num_rows, kw
+    if b.num_rows:
+        assert a.schema.equals(b.schema), f"{kw}\nours: {a.schema}\nhudi-rs: {b.schema}"
+    assert row_set(a) == row_set(b), kw
+    return a.num_rows
+
+
 def both_read(path: str, **kw: Any) -> tuple[pa.Table, pa.Table]:
     """Read with hudi-rs and hudi-ray using the same options; returns (ours, theirs)."""
     rs = hudi.HudiTableBuilder.from_base_uri(path).build()

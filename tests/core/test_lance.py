@@ -11,7 +11,6 @@ import shutil
 import sys
 from pathlib import Path
 
-import hudi
 import pyarrow as pa
 import pytest
 
@@ -25,11 +24,13 @@ from hudi_ray.core.table.pruning import FooterStatsPruner
 from tests.support import (
     TablePath,
     all_table_names,
+    assert_same_as_hudi_rs,
     incremental_opts,
     ours_options,
     row_set,
     rs_options,
     snapshot_opts,
+    table_pair,
     to_table,
     upload,
 )
@@ -81,20 +82,6 @@ FILTERS: dict[str, list[list[tuple[str, str, str]]]] = {
 }
 
 
-def _pair(path: str) -> tuple[hudi_ray.HudiTable, hudi.HudiTable]:
-    return hudi_ray.HudiTableBuilder.from_base_uri(path).build(), hudi.HudiTableBuilder.from_base_uri(path).build()
-
-
-def _assert_same(ours: hudi_ray.HudiTable, theirs: hudi.HudiTable, **kw: object) -> int:
-    a = to_table(ours.read(ours_options(**kw)))
-    b = to_table(theirs.read(rs_options(**kw)))
-    assert a.num_rows == b.num_rows, kw
-    if b.num_rows:
-        assert a.schema.equals(b.schema), f"{kw}\nours: {a.schema}\nhudi-rs: {b.schema}"
-    assert row_set(a) == row_set(b), kw
-    return a.num_rows
-
-
 def _slice_key(s: object) -> tuple:
     return (
         s.partition_path,
@@ -113,8 +100,8 @@ def test_every_lance_table_is_covered() -> None:
 
 @pytest.mark.parametrize("name", TABLES)
 def test_snapshot(name: str, table_path: TablePath) -> None:
-    ours, theirs = _pair(str(table_path(name)))
-    assert _assert_same(ours, theirs) == SNAPSHOT_ROWS[name]
+    ours, theirs = table_pair(str(table_path(name)))
+    assert assert_same_as_hudi_rs(ours, theirs) == SNAPSHOT_ROWS[name]
     assert ours.get_schema().equals(theirs.get_schema())
     assert ours.hudi_options()["hoodie.table.base.file.format"] == "LANCE"
     assert all(s.base_file_name.endswith(".lance") for s in ours.get_file_slices() if s.base_file_name)
@@ -122,37 +109,38 @@ def test_snapshot(name: str, table_path: TablePath) -> None:
 
 @pytest.mark.parametrize("name", TABLES)
 def test_time_travel_at_every_instant(name: str, table_path: TablePath) -> None:
-    ours, theirs = _pair(str(table_path(name)))
+    ours, theirs = table_pair(str(table_path(name)))
     instants = ours.get_timeline().data_instants
     assert len(instants) >= 5
-    counts = [_assert_same(ours, theirs, **snapshot_opts(i.timestamp)) for i in instants]
+    counts = [assert_same_as_hudi_rs(ours, theirs, **snapshot_opts(i.timestamp)) for i in instants]
     assert counts[0] > 0
     assert counts[-1] == SNAPSHOT_ROWS[name]
 
 
 @pytest.mark.parametrize("name", TABLES)
 def test_incremental_between_consecutive_instants(name: str, table_path: TablePath) -> None:
-    ours, theirs = _pair(str(table_path(name)))
+    ours, theirs = table_pair(str(table_path(name)))
     instants = ours.get_timeline().data_instants
     counts = [
-        _assert_same(ours, theirs, **incremental_opts(prev.completed_at, cur.completed_at))
+        assert_same_as_hudi_rs(ours, theirs, **incremental_opts(prev.completed_at, cur.completed_at))
         for prev, cur in itertools.pairwise(instants)
     ]
     # Some commits (deletes, updates that matched nothing) return no rows; others do.
     assert sum(counts) > 0, counts
-    assert _assert_same(ours, theirs, **incremental_opts("0", instants[-1].completed_at)) == SNAPSHOT_ROWS[name]
+    everything = incremental_opts("0", instants[-1].completed_at)
+    assert assert_same_as_hudi_rs(ours, theirs, **everything) == SNAPSHOT_ROWS[name]
 
 
 @pytest.mark.parametrize("name", TABLES)
 def test_filters_and_projections(name: str, table_path: TablePath) -> None:
-    ours, theirs = _pair(str(table_path(name)))
+    ours, theirs = table_pair(str(table_path(name)))
     names = ours.get_schema().names
     partition_cols = ours.get_partition_schema().names
     projections = [None, [names[0], names[-1]], [*partition_cols[:1], names[1]]]
     matched = []
     for filters in FILTERS[name]:
         for projection in projections:
-            matched.append(_assert_same(ours, theirs, filters=filters, projection=projection))
+            matched.append(assert_same_as_hudi_rs(ours, theirs, filters=filters, projection=projection))
         kept = ours.get_file_slices(ours_options(filters=filters))
         assert len(kept) <= len(theirs.get_file_slices(rs_options(filters=filters))), filters
     # The filters select some rows, never all of them.
@@ -161,7 +149,7 @@ def test_filters_and_projections(name: str, table_path: TablePath) -> None:
 
 @pytest.mark.parametrize("name", TABLES)
 def test_read_stream(name: str, table_path: TablePath) -> None:
-    ours, theirs = _pair(str(table_path(name)))
+    ours, theirs = table_pair(str(table_path(name)))
     first = ours.get_schema().field(0).name
     cases: list[dict] = [{}, {"projection": [first]}, {"filters": [(first, "!=", "0")]}]
     for kw in cases:
@@ -191,7 +179,7 @@ def test_read_stream_decodes_lance_files_in_batches(name: str, table_path: Table
 
 @pytest.mark.parametrize("name", TABLES)
 def test_file_slices(name: str, table_path: TablePath) -> None:
-    ours, theirs = _pair(str(table_path(name)))
+    ours, theirs = table_pair(str(table_path(name)))
     latest = sorted(map(_slice_key, ours.get_file_slices()))
     assert latest == sorted(map(_slice_key, theirs.get_file_slices()))
     assert latest and all(k[3].endswith(".lance") for k in latest)

@@ -8,29 +8,23 @@ from __future__ import annotations
 
 import itertools
 
-import hudi
 import pytest
 
-import hudi_ray
-from tests.support import all_table_names, incremental_opts, ours_options, row_set, rs_options, snapshot_opts, to_table
+from tests.support import (
+    all_table_names,
+    assert_same_as_hudi_rs,
+    incremental_opts,
+    ours_options,
+    row_set,
+    rs_options,
+    snapshot_opts,
+    table_pair,
+    to_table,
+)
 
 TABLES = all_table_names()
 MOR_TABLES = [n for n in TABLES if "/mor/" in n]
 RO = {"hoodie.read.use.read_optimized.mode": "true"}
-
-
-def _pair(path: str) -> tuple[hudi_ray.HudiTable, hudi.HudiTable]:
-    return hudi_ray.HudiTableBuilder.from_base_uri(path).build(), hudi.HudiTableBuilder.from_base_uri(path).build()
-
-
-def _assert_same(ours: hudi_ray.HudiTable, theirs: hudi.HudiTable, **kw: object) -> int:
-    a = to_table(ours.read(ours_options(**kw)))
-    b = to_table(theirs.read(rs_options(**kw)))
-    assert a.num_rows == b.num_rows, kw
-    if b.num_rows:
-        assert a.schema.equals(b.schema), f"{kw}\nours: {a.schema}\nhudi-rs: {b.schema}"
-    assert row_set(a) == row_set(b), kw
-    return a.num_rows
 
 
 def test_every_table_is_covered() -> None:
@@ -40,10 +34,10 @@ def test_every_table_is_covered() -> None:
 
 @pytest.mark.parametrize("name", MOR_TABLES)
 def test_read_optimized(name: str, table_path) -> None:
-    ours, theirs = _pair(str(table_path(name)))
-    _assert_same(ours, theirs, hudi_options=RO)
+    ours, theirs = table_pair(str(table_path(name)))
+    assert_same_as_hudi_rs(ours, theirs, hudi_options=RO)
     for instant in ours.get_timeline().data_instants:
-        _assert_same(ours, theirs, **snapshot_opts(instant.timestamp, hudi_options=RO))
+        assert_same_as_hudi_rs(ours, theirs, **snapshot_opts(instant.timestamp, hudi_options=RO))
     for s in ours.get_file_slices(ours_options(hudi_options=RO)):
         assert not s.has_log_files()
 
@@ -51,8 +45,8 @@ def test_read_optimized(name: str, table_path) -> None:
 @pytest.mark.parametrize("name", TABLES)
 def test_snapshot_and_metadata(name: str, table_path) -> None:
     path = str(table_path(name))
-    ours, theirs = _pair(path)
-    _assert_same(ours, theirs)
+    ours, theirs = table_pair(path)
+    assert_same_as_hudi_rs(ours, theirs)
     assert ours.table_name == theirs.table_name
     assert ours.table_type == theirs.table_type
     assert ours.is_mor == theirs.is_mor
@@ -73,27 +67,27 @@ def test_snapshot_and_metadata(name: str, table_path) -> None:
 
 @pytest.mark.parametrize("name", TABLES)
 def test_time_travel_at_every_instant(name: str, table_path) -> None:
-    ours, theirs = _pair(str(table_path(name)))
+    ours, theirs = table_pair(str(table_path(name)))
     instants = ours.get_timeline().data_instants
     for instant in instants:
-        _assert_same(ours, theirs, **snapshot_opts(instant.timestamp))
+        assert_same_as_hudi_rs(ours, theirs, **snapshot_opts(instant.timestamp))
 
 
 @pytest.mark.parametrize("name", TABLES)
 def test_incremental_between_consecutive_instants(name: str, table_path) -> None:
-    ours, theirs = _pair(str(table_path(name)))
+    ours, theirs = table_pair(str(table_path(name)))
     instants = ours.get_timeline().data_instants
     for prev, cur in itertools.pairwise(instants):
         # completed_at is the completion time on v8+, the instant time on v6:
         # each range holds exactly one instant.
-        _assert_same(ours, theirs, **incremental_opts(prev.completed_at, cur.completed_at))
+        assert_same_as_hudi_rs(ours, theirs, **incremental_opts(prev.completed_at, cur.completed_at))
     if instants:
-        _assert_same(ours, theirs, **incremental_opts("0", instants[-1].completed_at))
+        assert_same_as_hudi_rs(ours, theirs, **incremental_opts("0", instants[-1].completed_at))
 
 
 @pytest.mark.parametrize("name", TABLES)
 def test_file_slices(name: str, table_path) -> None:
-    ours, theirs = _pair(str(table_path(name)))
+    ours, theirs = table_pair(str(table_path(name)))
 
     def key(s: object) -> tuple:
         return (
@@ -165,13 +159,13 @@ FILTER_CASES: dict[str, list[list[tuple[str, str, str]]]] = {
 
 @pytest.mark.parametrize("name", sorted(FILTER_CASES))
 def test_filters_and_projections(name: str, table_path) -> None:
-    ours, theirs = _pair(str(table_path(name)))
+    ours, theirs = table_pair(str(table_path(name)))
     names = ours.get_schema().names
     partition_cols = ours.get_partition_schema().names
     projections = [None, [names[0], names[-1]], [*partition_cols[:1], names[1]]]
     for filters in FILTER_CASES[name]:
         for projection in projections:
-            _assert_same(ours, theirs, filters=filters, projection=projection)
+            assert_same_as_hudi_rs(ours, theirs, filters=filters, projection=projection)
         # Pruning is best-effort but never keeps more slices than hudi-rs.
         kept = ours.get_file_slices(ours_options(filters=filters))
         assert len(kept) <= len(theirs.get_file_slices(rs_options(filters=filters))), filters
@@ -181,7 +175,7 @@ def test_filters_and_projections(name: str, table_path) -> None:
     "name", ["sample_table/cow/v9_txns_simple_meta", "sample_table/cow/v6_complexkeygen_hivestyle"]
 )
 def test_read_stream_equals_read(name: str, table_path) -> None:
-    ours, theirs = _pair(str(table_path(name)))
+    ours, theirs = table_pair(str(table_path(name)))
     first = ours.get_schema().field(0)
     cases: list[dict] = [{}, {"projection": [first.name]}, {"filters": [(first.name, "!=", "0")]}]
     for kw in cases:
