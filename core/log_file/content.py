@@ -163,7 +163,10 @@ def decode_delete_block(block: LogBlock) -> DeleteRecords:
             f"Delete block content version {version} (Java-serialized keys) in {block.where()} is not supported"
         )
     try:
-        datum = fastavro.schemaless_reader(io.BytesIO(payload), DELETE_RECORD_LIST_SCHEMA, None)
+        # Record names tell the wrappers apart: only an IntWrapper 0 is the default.
+        datum = fastavro.schemaless_reader(
+            io.BytesIO(payload), DELETE_RECORD_LIST_SCHEMA, None, return_record_name=True
+        )
     except Exception as exc:  # fastavro decode errors
         raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
     keys: list[str] = []
@@ -174,10 +177,13 @@ def decode_delete_block(block: LogBlock) -> DeleteRecords:
         keys.append(rec["recordKey"])
         partitions.append(rec["partitionPath"])
         wrapped = rec["orderingVal"]
-        value = wrapped["value"] if isinstance(wrapped, dict) else wrapped
+        wrapper, value = wrapped if isinstance(wrapped, tuple) else (None, wrapped)
+        if isinstance(value, dict):
+            value = value["value"]
         ordering.append(value)
-        # The writer's "no ordering value" default is an int 0.
-        ct.append(wrapped is None or (isinstance(value, int) and not isinstance(value, bool) and value == 0))
+        # The writer's "no ordering value" default is an Integer 0; as in Apache
+        # Hudi (``OrderingValues.isDefault``), a Long 0 is a real ordering value.
+        ct.append(value is None or (wrapper is not None and wrapper.endswith("IntWrapper") and value == 0))
     return DeleteRecords(keys, partitions, ordering, ct)
 
 
