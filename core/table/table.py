@@ -44,6 +44,7 @@ class HudiTable:
 
     ``options`` route by key prefix (``hoodie.*`` are Hudi configs, the rest
     storage options); ``hudi_options`` and ``storage_options`` are taken as given.
+    A pickled table keeps that timeline, so a copy reads the state seen at load.
     """
 
     def __init__(
@@ -70,9 +71,29 @@ class HudiTable:
         self._user_hudi = {k: v for k, v in hudi.items() if not is_read_config(k)}
         self._storage_options = dict(storage)
         self._storage = Storage(base_uri, self._storage_options)
-        self._context = TableContext.load(self._storage, self._user_hudi)
-        self._sources = TableSources(self._context)
+        self._bind(TableContext.load(self._storage, self._user_hudi))
+
+    def _bind(self, context: TableContext) -> None:
+        self._context = context
+        self._sources = TableSources(context)
         self._view = self._sources.view
+
+    def __getstate__(self) -> dict:
+        # Instants, configs and schema only: views, caches and the metadata table reload lazily.
+        return {
+            "base_uri": self._base_uri,
+            "hudi": self._user_hudi,
+            "storage": self._storage_options,
+            "context": self._context.slim(),
+        }
+
+    def __setstate__(self, state: dict) -> None:
+        self._base_uri = state["base_uri"]
+        self._user_hudi = state["hudi"]
+        self._storage_options = state["storage"]
+        self._storage = Storage(self._base_uri, self._storage_options)
+        # Nothing is re-read: a commit completed since pickling stays invisible.
+        self._bind(state["context"].with_storage(self._storage))
 
     # -- configs and metadata ------------------------------------------------------
 

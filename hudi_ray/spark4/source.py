@@ -3,15 +3,17 @@
 Where each step runs (PySpark starts a Python worker for each):
 
 * ``load()``: the source is made from the options (checked here, so a bad
-  option fails at once) and loads the table's timeline once to give Spark the
-  schema and *pin* the read: a snapshot read becomes a read as of the newest
-  completed instant, an incremental read gets that instant's completion as
-  its end. Spark pickles the source after this step and plans every action
-  from that copy, so a DataFrame reads the same table state however many
-  commits land before (or between) its actions.
+  option fails at once) and loads the table, and with it the timeline, once:
+  it gives Spark the schema and *pins* the read: a snapshot read becomes a
+  read as of the newest completed instant, an incremental read gets that
+  instant's completion as its end. Spark pickles the source, table and
+  timeline included, after this step and plans every action from that copy.
+  The timeline is never reloaded, so a DataFrame reads the table state seen
+  at load() however many commits land before (or between) its actions, even
+  one that was in flight at load() with a time older than the pinned instant.
 * planning an action: ``reader()``, then ``pushFilters`` (Spark 4.1+ with
   ``spark.sql.python.filterPushdown.enabled``), then ``partitions()``: the
-  table is planned once (timeline, metadata table, pruning with the pushed
+  load-time table is planned (metadata table, pruning with the pushed
   filters) and its file slices are split by estimated size into partitions,
   each carrying the plan of its own slices.
 * executors: ``read(partition)`` reads its slices with the core's file group
@@ -31,7 +33,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from hudi_ray.core.config import TableConfig
-from hudi_ray.core.exceptions import HudiSchemaError
+from hudi_ray.core.exceptions import HudiCoreError, HudiSchemaError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.table import HudiReadOptions, HudiReadPlan, HudiTable, HudiTableBuilder
 from hudi_ray.core.timeline import parse_timestamp
@@ -98,8 +100,15 @@ class HudiReader(DataSourceReader):
     (Spark refuses a reader with ``pushFilters`` while pushdown is off)."""
 
     def __init__(
-        self, opts: SourceOptions, read: HudiReadOptions, empty: bool, arrow: pa.Schema, schema: StructType
+        self,
+        table: HudiTable,
+        opts: SourceOptions,
+        read: HudiReadOptions,
+        empty: bool,
+        arrow: pa.Schema,
+        schema: StructType,
     ) -> None:
+        self._table: HudiTable | None = table
         self._opts = opts
         self._read = read
         self._empty = empty
@@ -108,13 +117,27 @@ class HudiReader(DataSourceReader):
         self._columns = list(schema.fieldNames())
         self._schema = schema
         self._pushed: list[Filter] = []
+        self._planned = False
 
     def _plan(self) -> HudiReadPlan:
         read = self._read.with_projection(self._columns)
         if self._pushed:
             # The options' own filters stay; the pushed ones add to them.
             read = read.with_filters([*read.parsed_filters, *self._pushed])
-        return _build_table(self._opts).plan(read)
+        if self._table is None:
+            raise HudiCoreError(f"A shipped copy of the reader of {self._opts.shown_uri} cannot plan")
+        plan = self._table.plan(read)
+        self._planned = True
+        return plan
+
+    def __getstate__(self) -> dict:
+        # Spark ships the planned reader to the executors, which only read the
+        # plans in their partitions: the table and its timeline stay here. A
+        # reader pickled before planning (as a PySpark version may) keeps them.
+        state = self.__dict__.copy()
+        if self._planned:
+            state["_table"] = None
+        return state
 
     def partitions(self) -> list[InputPartition]:
         if self._empty:
@@ -172,6 +195,9 @@ class HudiDataSource(DataSource):
         super().__init__(options)  # type: ignore[arg-type]
         self._opts = parse_options(options)
         table = _build_table(self._opts)
+        # Every action plans from this table (its pickled copy): its timeline is
+        # the one seen here, never reloaded.
+        self._table = table
         self._read = _pinned(self._opts, table)
         self._empty = table.get_timeline().latest_data_instant() is None
         self._arrow = self._read_schema(table)
@@ -208,7 +234,7 @@ class HudiDataSource(DataSource):
         if unknown:
             raise HudiSchemaError(f"Columns {unknown} not found in the schema of table {self._opts.shown_uri}")
         cls = HudiPushdownReader if _asked_for_filters() else HudiReader
-        return cls(self._opts, self._read, self._empty, self._arrow, schema)
+        return cls(self._table, self._opts, self._read, self._empty, self._arrow, schema)
 
 
 def _asked_for_filters(depth: int = 6) -> bool:

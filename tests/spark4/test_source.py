@@ -226,6 +226,27 @@ def test_dataframe_is_pinned_to_its_planning_instant(spark, tmp_path) -> None:
     assert _load(spark, path).count() == 1_100  # a new DataFrame sees the commit
 
 
+def test_commit_in_flight_at_load_stays_invisible(spark, tmp_path) -> None:
+    from hudi_testkit import upsert_cow_table
+
+    path = write_numbered_table(tmp_path / "numbered", rows=300, rows_per_file=100)
+    b = upsert_cow_table(path, numbered_rows(300, 100)).instant_time
+    upsert_cow_table(path, numbered_rows(400, 100))
+    # B back in flight while C, started after it, is complete: the pinned
+    # instant (C's) is newer than B, so only the load-time timeline hides B.
+    (done,) = (path / ".hoodie").glob(f"{b}.commit")
+    aside = done.rename(tmp_path / done.name)
+    before = _api(path)
+    df = _load(spark, path)
+    incremental = _load(spark, path, query_type="incremental", start_timestamp="0")
+    aside.rename(done)  # B completes
+    assert _api(path).num_rows == 500
+    assert sorted(r["id"] for r in df.select("id").collect()) == [*range(300), *range(400, 500)]
+    assert spark_rows(df) == arrow_rows(before)
+    assert incremental.count() == 400
+    assert _load(spark, path).count() == 500  # a new DataFrame sees B
+
+
 def test_empty_table(spark, table_path) -> None:
     df = _load(spark, table_path("sample_table/cow/v8_empty"))
     assert df.count() == 0
