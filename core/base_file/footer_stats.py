@@ -1,62 +1,122 @@
-"""Column stats of a Parquet file, aggregated over its row groups."""
+"""Column stats of Parquet files, aggregated over each file's row groups."""
 
 from __future__ import annotations
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hudi_ray.core.expr.stats import ColumnStats
+from hudi_ray.core.expr.stats import ColumnStats, StatsColumn
+
+_CONVERSION_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError)
 
 
 def _scalar(value: object, dtype: pa.DataType) -> pa.Scalar | None:
     try:
         return pa.scalar(value, dtype)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+    except _CONVERSION_ERRORS:
         try:
             return pa.scalar(value).cast(dtype)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+        except _CONVERSION_ERRORS:
             return None
 
 
-def footer_column_stats(metadata: pq.FileMetaData, schema: pa.Schema, columns: set[str]) -> dict[str, ColumnStats]:
-    """Stats for the named top-level primitive columns; a column any row group
-    lacks stats for is reported with unknown bounds."""
-    out: dict[str, ColumnStats] = {}
-    if metadata.num_row_groups == 0:
-        return {c: ColumnStats(None, None, 0, 0) for c in columns if schema.get_field_index(c) >= 0}
-    first = metadata.row_group(0)
-    index = {first.column(j).path_in_schema: j for j in range(first.num_columns)}
-    for name in columns:
-        fi = schema.get_field_index(name)
-        j = index.get(name)
-        if fi < 0 or j is None:
+def _all_null(group: pq.RowGroupMetaData, st: pq.Statistics | None) -> bool:
+    """A row group without min/max bounds nothing only when it holds no
+    values (``num_values`` counts the non-null ones)."""
+    if not group.num_rows:
+        return True
+    return st is not None and st.has_null_count and st.null_count == group.num_rows
+
+
+def _raw_stats(metadata: pq.FileMetaData, j: int) -> tuple[object, object, int | None]:
+    """Column ``j``'s (min, max, null count) over a file's row groups as the
+    footer's own values; min and max are None when some row group holding
+    values lacks them, the null count when some row group lacks it."""
+    lo: object = None
+    hi: object = None
+    nulls: int | None = 0
+    bounded = True
+    for r in range(metadata.num_row_groups):
+        group = metadata.row_group(r)
+        st = group.column(j).statistics
+        if st is None or not st.has_null_count:
+            nulls = None
+        elif nulls is not None:
+            nulls += st.null_count
+        if st is None or not st.has_min_max:
+            bounded = bounded and _all_null(group, st)
             continue
-        dtype = schema.field(fi).type
-        lo: pa.Scalar | None = None
-        hi: pa.Scalar | None = None
-        nulls = 0
-        known = True
-        for r in range(metadata.num_row_groups):
-            st = metadata.row_group(r).column(j).statistics
-            if st is None or not st.has_null_count:
-                nulls = None  # type: ignore[assignment]
-            elif nulls is not None:
-                nulls += st.null_count
-            if st is None or not st.has_min_max:
-                if metadata.row_group(r).num_rows and (st is None or st.null_count != st.num_values):
-                    known = False
-                continue
-            smin, smax = _scalar(st.min, dtype), _scalar(st.max, dtype)
-            if smin is None or smax is None:
-                known = False
-                continue
-            lo = smin if lo is None or pc.less(smin, lo).as_py() else lo
-            hi = smax if hi is None or pc.greater(smax, hi).as_py() else hi
+        # Values of one column share a Python type ordered as Parquet orders
+        # them (UTF-8 bytes sort as code points do); a NaN is never less.
+        lo = st.min if lo is None or st.min < lo else lo
+        hi = st.max if hi is None or st.max > hi else hi
+    return (lo, hi, nulls) if bounded else (None, None, nulls)
+
+
+def _as_array(values: list[object], dtype: pa.DataType) -> pa.Array:
+    try:
+        return pa.array(values, dtype)
+    except (*_CONVERSION_ERRORS, OverflowError):
+        # A value that does not convert (schema evolution) leaves only its own bound unknown.
+        scalars = [None if v is None else _scalar(v, dtype) for v in values]
+        return pa.array([None if sc is None else sc.as_py() for sc in scalars], dtype)
+
+
+def _column_index(metadata: pq.FileMetaData) -> dict[str, int]:
+    if metadata.num_row_groups == 0:
+        return {}
+    first = metadata.row_group(0)
+    return {first.column(j).path_in_schema: j for j in range(first.num_columns)}
+
+
+def footer_bounds(
+    metadatas: list[pq.FileMetaData], schema: pa.Schema, columns: set[str] | None = None
+) -> dict[str, StatsColumn]:
+    """Stats of the named top-level columns (None: all of ``schema``) in every
+    file, one element per file in order. Bounds are null where a footer does
+    not bound the column (absent, nested, no stats), so a file with no row
+    groups has null bounds and a zero null count. Built column by column: one
+    Arrow conversion per column, not one per value."""
+    indexes = [_column_index(md) for md in metadatas]
+    rows = pa.array([md.num_rows for md in metadatas], pa.int64())
+    out: dict[str, StatsColumn] = {}
+    for field in schema:
+        if columns is not None and field.name not in columns:
+            continue
+        los: list[object] = []
+        his: list[object] = []
+        nulls: list[int | None] = []
+        for md, index in zip(metadatas, indexes):
+            j = index.get(field.name)
+            if j is None:
+                # No row groups: no values at all; otherwise the column is absent or nested.
+                lo, hi, n = (None, None, 0 if md.num_row_groups == 0 else None)
+            else:
+                lo, hi, n = _raw_stats(md, j)
+            los.append(lo)
+            his.append(hi)
+            nulls.append(n)
+        out[field.name] = StatsColumn(
+            mins=_as_array(los, field.type),
+            maxs=_as_array(his, field.type),
+            null_counts=pa.array(nulls, pa.int64()),
+            value_counts=rows,
+        )
+    return out
+
+
+def footer_column_stats(metadata: pq.FileMetaData, schema: pa.Schema, columns: set[str]) -> dict[str, ColumnStats]:
+    """One file's stats for the named top-level primitive columns; a column
+    some row group holding values lacks bounds for has unknown bounds."""
+    out: dict[str, ColumnStats] = {}
+    index = _column_index(metadata)
+    wanted = {c for c in columns if c in index or (metadata.num_row_groups == 0 and schema.get_field_index(c) >= 0)}
+    for name, col in footer_bounds([metadata], schema, wanted).items():
+        lo, hi, nulls = col.mins[0], col.maxs[0], col.null_counts[0]
         out[name] = ColumnStats(
-            min=lo if known else None,
-            max=hi if known else None,
-            null_count=nulls,
+            min=lo if lo.is_valid else None,
+            max=hi if hi.is_valid else None,
+            null_count=nulls.as_py(),
             value_count=metadata.num_rows,
         )
     return out

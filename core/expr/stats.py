@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -24,6 +25,16 @@ class ColumnStats:
     max: pa.Scalar | None
     null_count: int | None
     value_count: int | None  # rows, nulls included
+
+
+@dataclass(frozen=True)
+class StatsColumn:
+    """One column's stats in many files, one element per file; a null is unknown."""
+
+    mins: pa.Array
+    maxs: pa.Array
+    null_counts: pa.Array  # int64
+    value_counts: pa.Array  # int64, rows with nulls included
 
 
 def _cmp(fn: str, a: pa.Scalar, b: pa.Scalar) -> bool | None:
@@ -84,3 +95,89 @@ def may_match(filters: Sequence[Filter], stats: Mapping[str, ColumnStats], schem
         if not _may_match_one(f, s, schema.field(idx).type):
             return False
     return True
+
+
+def _holds(fn: str, a: pa.Array | pa.Scalar, b: pa.Array | pa.Scalar) -> np.ndarray | None:
+    """Where ``fn(a, b)`` is true (a null result is not); None when the two
+    cannot be compared, which proves nothing."""
+    try:
+        out = getattr(pc, fn)(a, b)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    return pc.fill_null(out, False).to_numpy(zero_copy_only=False)
+
+
+def _is_nan_each(values: pa.Array) -> np.ndarray:
+    if not pa.types.is_floating(values.type):
+        return np.zeros(len(values), dtype=bool)
+    return pc.fill_null(pc.is_nan(values), False).to_numpy(zero_copy_only=False)
+
+
+def _excluded_by(f: Filter, col: StatsColumn, dtype: pa.DataType) -> np.ndarray:
+    """Files where the stats prove no row passes ``f``: ``_may_match_one``'s
+    rules, each comparison made once over every file."""
+    n = len(col.mins)
+    only_nulls = _holds("greater_equal", col.null_counts, col.value_counts)
+    if only_nulls is None:
+        only_nulls = np.zeros(n, dtype=bool)
+    lo, hi = col.mins, col.maxs
+    bounded = (
+        lo.is_valid().to_numpy(zero_copy_only=False)
+        & hi.is_valid().to_numpy(zero_copy_only=False)
+        & ~_is_nan_each(lo)
+        & ~_is_nan_each(hi)
+    )
+    try:
+        values = [cast_value(v, dtype, f.field) for v in f.values]
+    except HudiFilterError:
+        return only_nulls  # the row mask will report it; never prune on it
+    op = f.operator
+
+    def held(fn: str, a: pa.Array | pa.Scalar, b: pa.Array | pa.Scalar) -> np.ndarray:
+        out = _holds(fn, a, b)
+        return np.zeros(n, dtype=bool) if out is None else out
+
+    def false(fn: str, a: pa.Array | pa.Scalar, b: pa.Array | pa.Scalar) -> np.ndarray:
+        # Where ``fn`` is false; a null result (unbounded file) is masked by ``bounded``.
+        out = _holds(fn, a, b)
+        return np.zeros(n, dtype=bool) if out is None else ~out
+
+    def outside(v: pa.Scalar) -> np.ndarray:
+        return held("less", v, lo) | held("greater", v, hi)
+
+    if op is ExprOperator.Eq:
+        proven = outside(values[0])
+    elif op is ExprOperator.In:
+        proven = np.ones(n, dtype=bool)
+        for v in values:
+            proven &= outside(v)
+    elif op in (ExprOperator.Ne, ExprOperator.NotIn):
+        hit = np.zeros(n, dtype=bool)
+        for v in values:
+            hit |= held("equal", lo, v)
+        proven = held("equal", lo, hi) & hit
+    elif op is ExprOperator.Lt:
+        proven = false("less", lo, values[0])
+    elif op is ExprOperator.Lte:
+        proven = false("less_equal", lo, values[0])
+    elif op is ExprOperator.Gt:
+        proven = false("greater", hi, values[0])
+    else:
+        proven = false("greater_equal", hi, values[0])
+    return only_nulls | (bounded & proven)
+
+
+def may_match_each(filters: Sequence[Filter], stats: Mapping[str, StatsColumn], schema: pa.Schema) -> np.ndarray:
+    """``may_match`` for many files at once: per file, False only when some
+    filter provably rejects every row of it."""
+    sizes = {len(col.mins) for col in stats.values()}
+    if len(sizes) > 1:
+        raise ValueError(f"stats columns disagree on the number of files: {sorted(sizes)}")
+    keep = np.ones(sizes.pop() if sizes else 0, dtype=bool)
+    for f in filters:
+        col = stats.get(f.field)
+        idx = schema.get_field_index(f.field)
+        if col is None or idx < 0:
+            continue
+        keep &= ~_excluded_by(f, col, schema.field(idx).type)
+    return keep

@@ -139,7 +139,7 @@ class Estimator:
         without logs. Footers are read concurrently unless there are too many."""
         footers: list[pq.FileMetaData | LanceFileInfo | None]
         if len(slices) <= self._tunables.max_footers_per_estimate:
-            footers = io_map(self._base_stats, slices)
+            footers = io_map(self._base_stats, slices, limit=self._reader.fanout)
         else:
             footers = [None] * len(slices)
         read = [md for md in footers if isinstance(md, pq.FileMetaData)]

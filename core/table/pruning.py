@@ -16,11 +16,11 @@ from typing import Protocol, TypeVar
 
 import pyarrow as pa
 
-from hudi_ray.core.base_file import FooterCache, ParquetReader, footer_column_stats, is_parquet, parse_base_file_name
+from hudi_ray.core.base_file import FooterCache, ParquetReader, footer_bounds, is_parquet, parse_base_file_name
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.expr.arrow import prune_partitions
-from hudi_ray.core.expr.stats import may_match
+from hudi_ray.core.expr.stats import may_match, may_match_each
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.metadata import COLUMN_STATS, MetadataTable
 from hudi_ray.core.partition import Partitioner
@@ -157,17 +157,17 @@ class FooterStatsPruner:
             if not s.has_log_files() and s.base_file_name and is_parquet(s.base_file_relative_path())
         ]
         reader = ParquetReader(self._storage, self._footers)
-        columns = {f.field for f in self._filters}
-
-        def judged(s: HudiFileSlice) -> HudiFileSlice | None:
-            md = reader.metadata(s.base_file_relative_path())
-            if not may_match(self._filters, footer_column_stats(md, self._schema, columns), self._schema):
-                return None
-            size = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
-            return dataclasses.replace(s, num_records=md.num_rows, base_file_byte_size=size)
-
-        verdicts = dict(zip(candidates, io_map(judged, [items[i] for i in candidates])))
-        kept = [verdicts.get(i, s) for i, s in enumerate(items)]
+        chosen = [items[i] for i in candidates]
+        footers = io_map(lambda s: reader.metadata(s.base_file_relative_path()), chosen, limit=reader.fanout)
+        stats = footer_bounds(footers, self._schema, {f.field for f in self._filters})
+        keep = may_match_each(self._filters, stats, self._schema)
+        kept: list[HudiFileSlice | None] = list(items)
+        for i, s, md, k in zip(candidates, chosen, footers, keep):
+            if not k:
+                kept[i] = None
+                continue
+            size = sum(md.row_group(r).total_byte_size for r in range(md.num_row_groups))
+            kept[i] = dataclasses.replace(s, num_records=md.num_rows, base_file_byte_size=size)
         out = [s for s in kept if s is not None]
         explain.add("footer stats", _partitions_of(out), len(out))
         return out

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-import pyarrow as pa
+import pyarrow.parquet as pq
 
-from hudi_ray.core.base_file import ParquetReader, footer_column_stats
+from hudi_ray.core.base_file import ParquetReader, footer_bounds
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.expr import Filter
@@ -41,26 +41,37 @@ def with_footer_stats(slices: list[HudiFileSlice], context: TableContext) -> lis
     schema = context.schema_with_meta_fields
     reader = ParquetReader(context.storage, context.footers)
 
-    def stats_of(s: HudiFileSlice) -> ColumnStatsDict | None:
+    def footer_of(s: HudiFileSlice) -> pq.FileMetaData | None:
         rel = s.base_file_relative_path()
         if not rel.endswith(".parquet"):
             return None  # other base file formats keep no per-column min/max
         try:
-            md = reader.metadata(rel)
+            return reader.metadata(rel)
         except HudiCoreError as exc:
             # Stats are informational; the read itself reports the file.
             log.warning("No column stats for %s: %s", rel, exc)
             return None
-        found = footer_column_stats(md, schema, set(schema.names))
-        # Every schema column has an entry; one the footer does not bound
-        # (absent from the file, nested, no stats) has neither min nor max.
-        out: ColumnStatsDict = {}
-        for name in schema.names:
-            cs = found.get(name)
-            lo = pa.repeat(cs.min, 1) if cs is not None and cs.min is not None else None
-            hi = pa.repeat(cs.max, 1) if cs is not None and cs.max is not None else None
-            out[name] = (lo, hi)
-        return out
 
-    stats = io_map(stats_of, slices)
-    return [dataclasses.replace(s, column_stats=st) if st is not None else s for s, st in zip(slices, stats)]
+    footers = io_map(footer_of, slices, limit=reader.fanout)
+    read = [i for i, md in enumerate(footers) if md is not None]
+    if not read:
+        return list(slices)
+    bounds = footer_bounds([footers[i] for i in read], schema)  # type: ignore[misc]
+    # Every schema column has an entry; one the footer does not bound
+    # (absent from the file, nested, no stats) has neither min nor max.
+    columns = {
+        name: (
+            c.mins,
+            c.maxs,
+            c.mins.is_valid().to_numpy(zero_copy_only=False),
+            c.maxs.is_valid().to_numpy(zero_copy_only=False),
+        )
+        for name, c in bounds.items()
+    }
+    out = list(slices)
+    for k, i in enumerate(read):
+        stats: ColumnStatsDict = {}
+        for name, (lo, hi, has_lo, has_hi) in columns.items():
+            stats[name] = (lo.slice(k, 1) if has_lo[k] else None, hi.slice(k, 1) if has_hi[k] else None)
+        out[i] = dataclasses.replace(slices[i], column_stats=stats)
+    return out
