@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -83,6 +84,7 @@ class HudiDatasource(Datasource):
         batch_size: int = RAY_TUNABLES.block_rows,
         prefetch: bool = False,
         prefetch_depth: int = RAY_TUNABLES.prefetch_depth,
+        blocks_fixed: bool = False,
     ) -> None:
         super().__init__()
         self._uri = table_uri
@@ -93,6 +95,7 @@ class HudiDatasource(Datasource):
         self._batch_size = batch_size
         self._prefetch = prefetch
         self._prefetch_depth = prefetch_depth
+        self._blocks_fixed = blocks_fixed
         # Shared by the copies pushdown makes: one plan per (filters, projection).
         self._plans: dict[tuple[Any, ...], PlannedRead] = {}
 
@@ -211,7 +214,11 @@ class HudiDatasource(Datasource):
         data_context: DataContext | None = None,
     ) -> list[ReadTask]:
         _, pa_predicate = self._hudi_request()
-        planned = self.planned().rechunk(parallelism)
+        planned = self.planned()
+        if not self._blocks_fixed:
+            total = sum(st.size_bytes for chunk in planned.stats for st in chunk)
+            parallelism = min(parallelism, max(1, math.ceil(total / RAY_TUNABLES.min_task_bytes)))
+        planned = planned.rechunk(parallelism)
         schema = self.output_schema()
         if schema is not None and not len(schema) and self._output_columns() is not None:
             schema = pa.schema([pa.field(stub_column(), pa.null())])
@@ -298,10 +305,13 @@ def hudi_datasource(
     planner_options: dict[str, Any] | None = None,
     prefetch: bool | None = None,
     prefetch_depth: int = RAY_TUNABLES.prefetch_depth,
+    blocks_fixed: bool = False,
 ) -> HudiDatasource:
     """The datasource behind :func:`read_hudi`, pinned to the table's current
     snapshot (the arguments are ``read_hudi``'s). Engines other than Ray Data
-    (the Spark bridge) run its ``chunk_reads`` in tasks of their own."""
+    (the Spark bridge) run its ``chunk_reads`` in tasks of their own.
+    ``blocks_fixed``: Ray's parallelism is the caller's choice; otherwise
+    reads of little data get fewer tasks (``RayTunables.min_task_bytes``)."""
     # The URI as errors show it; credentials reach only the storage client
     # (Storage and the planner move or keep them as the client needs).
     shown = redact_text(str(table_uri))
@@ -355,6 +365,7 @@ def hudi_datasource(
         batch_size=size,
         prefetch=prefetch,
         prefetch_depth=depth,
+        blocks_fixed=blocks_fixed,
     )
 
 
@@ -441,6 +452,7 @@ def read_hudi(
         planner_options=planner_options,
         prefetch=prefetch,
         prefetch_depth=prefetch_depth,
+        blocks_fixed=override_num_blocks is not None,
     )
     remote: dict[str, Any] = {
         "num_cpus": num_cpus,

@@ -16,6 +16,11 @@ class RayTunables:
     prefetch_depth: int = 1
     # Pinned snapshots a planner keeps; a new one starts only when commits land.
     planner_snapshots: int = 16
+    # Estimated Arrow bytes a read task holds at least, unless the caller fixed
+    # the number of blocks: Ray pays about 0.1-0.2 s per task on a small
+    # machine, so Ray's default count (by blocks, not work) would spend more
+    # on tasks than on reading a table of many small files.
+    min_task_bytes: int = 8 << 20
     # Estimated Arrow bytes per Spark partition in the hand-off to Spark.
     spark_partition_bytes: int = 64 << 20
 

@@ -23,6 +23,7 @@ from hudi_ray import (
 )
 from hudi_ray.core.storage import PrefetchingStorage
 from hudi_ray.core.table import SlicePrefetcher
+from hudi_ray.datasource import hudi_datasource
 from hudi_ray.planner import HudiPlanner, call, get_or_create_planner
 from hudi_ray.reader import ChunkRead, read_chunk
 from hudi_testkit import upsert_cow_table
@@ -155,3 +156,22 @@ def test_errors_name_what_and_where(tmp_path: Path) -> None:
         hudi_ray.read_hudi(path, as_of_timestamp="not a time").count()
     with pytest.raises(hudi_ray.HudiSchemaError, match="nope"):
         hudi_ray.read_hudi(path, columns=["id", "nope"]).take_all()
+
+
+def test_small_reads_get_fewer_tasks_unless_the_caller_fixes_them(tmp_path: Path) -> None:
+    # 60 slices of 10 rows: Ray's default parallelism would give each task a
+    # few slices; the read is far below RayTunables.min_task_bytes in total.
+    path = write_numbered_table(tmp_path / "t", rows=600, rows_per_file=10)
+    source = hudi_datasource(str(path))
+    slices = source.planned().num_slices
+    assert slices == 60
+    tasks = source.get_read_tasks(40)
+    assert len(tasks) == 1
+    fixed = hudi_datasource(str(path), blocks_fixed=True).get_read_tasks(40)
+    assert len(fixed) == 40
+    # Both read every row once.
+    for read in (tasks, fixed):
+        assert sum(t.num_rows for task in read for t in task()) == 600
+    ds = hudi_ray.read_hudi(str(path), override_num_blocks=7)
+    assert ds.materialize().num_blocks() == 7
+    assert hudi_ray.read_hudi(str(path)).count() == 600
