@@ -240,9 +240,30 @@ class Storage:
 
     def list_dir(self, rel: str = "") -> list[FileInfo]:
         path = self.full_path(rel)
+        if self.is_local:
+            return self._list_local(rel, path)
         with self._errors("list", rel, "Directory not found"):
             entries = self.fs.ls(path, detail=True)
         return [self._info(rel, e) for e in entries if e["name"].rstrip("/") != path]
+
+    def _list_local(self, rel: str, path: str) -> list[FileInfo]:
+        # Arrow's listing stats in C++, without fsspec's per-entry dicts: a
+        # third of the time on partitions of thousands of small files.
+        with self._errors("list", rel, "Directory not found"):
+            try:
+                infos = self.arrow_fs.get_file_info(pafs.FileSelector(path))
+            except NotADirectoryError:
+                return []  # as fsspec lists a file: nothing below it
+        prefix = rel.strip("/")
+        return [
+            FileInfo(
+                name=info.base_name,
+                path=f"{prefix}/{info.base_name}" if prefix else info.base_name,
+                size=int(info.size or 0),
+                is_dir=info.type == pafs.FileType.Directory,
+            )
+            for info in infos
+        ]
 
     async def list_dir_async(self, rel: str = "") -> list[FileInfo]:
         return await asyncio.to_thread(self.list_dir, rel)
