@@ -76,6 +76,19 @@ def write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def complete_instant(
+    timeline: Path, instant: str, action: str, body: bytes, table_version: int, explicit_time: bool
+) -> str | None:
+    """Write the completed instant file; table version 8+ names its completion
+    time (after the instant, or at its given time), which is returned."""
+    if table_version < 8:
+        write_atomic(timeline / f"{instant}.{action}", body)
+        return None
+    completion = next_instant_time(instant, parse_instant_time(instant) if explicit_time else None)
+    write_atomic(timeline / f"{instant}_{completion}.{action}", body)
+    return completion
+
+
 def write_properties(path: Path, props: Mapping[str, str], what: str) -> None:
     """A ``hoodie.properties`` file whose comment says when it was saved, as Hudi's writers date it."""
     now = datetime.now(timezone.utc)

@@ -34,6 +34,7 @@ from hudi_ray.core.timeline import COMMIT, decode_instant_metadata
 from hudi_testkit.avro_schema import arrow_to_avro_schema, avro_compatible_schema
 from hudi_testkit.common import (
     arange,
+    complete_instant,
     flat,
     groups,
     latest_time,
@@ -448,17 +449,13 @@ class CowTableWriter:
 
         schema_json = json.dumps(self._avro_schema, separators=(",", ":"))
         body = encode(stats, {"schema": schema_json}, operation)
-        completion: str | None = None
         if self._mdt is not None:  # the metadata table commits first, as Hudi's writers do
             self._mdt.commit(
                 instant, commit_time is not None, stats, [(p.partition_path, p.file_id, p.keys) for p in plans]
             )
-        if self.spec.table_version >= 8:
-            explicit = parse_instant_time(instant) if commit_time is not None else None
-            completion = next_instant_time(instant, explicit)
-            write_atomic(self._timeline / f"{instant}_{completion}.commit", body)
-        else:
-            write_atomic(self._timeline / f"{instant}.commit", body)
+        completion = complete_instant(
+            self._timeline, instant, COMMIT, body, self.spec.table_version, commit_time is not None
+        )
 
         self._latest_time = completion or instant
         for s in stats:

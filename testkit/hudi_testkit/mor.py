@@ -47,7 +47,7 @@ from hudi_ray.core.log_file import BlockType
 from hudi_ray.core.schema import META_FIELDS, avro_to_arrow_schema
 from hudi_ray.core.timeline import COMMIT, DELTA_COMMIT, decode_instant_metadata
 from hudi_testkit.avro_schema import arrow_to_avro_schema
-from hudi_testkit.common import arange, flat, groups, next_instant_time, parse_instant_time, write_atomic
+from hudi_testkit.common import arange, complete_instant, flat, groups, write_atomic
 from hudi_testkit.cow import (
     DEFAULT_ROWS_PER_FILE,
     BaseFile,
@@ -510,18 +510,14 @@ class MorTableWriter(CowTableWriter):
 
         assert self._avro_schema is not None
         body = encode(stats, {"schema": json.dumps(self._avro_schema, separators=(",", ":"))}, operation)
-        completion: str | None = None
         if self._mdt is not None:  # the metadata table commits first, as Hudi's writers do
             written = [(p.partition_path, p.file_id, p.keys) for p in inserts]
             written += [(p.base.partition_path, p.base.file_id, p.keys) for p in logs if p.data is not None]
             deleted = [(p.base.partition_path, p.keys) for p in logs if p.data is None]
             self._mdt.commit(instant, commit_time is not None, stats, written, deleted)
-        if self.spec.table_version >= 8:
-            explicit = parse_instant_time(instant) if commit_time is not None else None
-            completion = next_instant_time(instant, explicit)
-            write_atomic(self._timeline / f"{instant}_{completion}.{DELTA_COMMIT}", body)
-        else:
-            write_atomic(self._timeline / f"{instant}.{DELTA_COMMIT}", body)
+        completion = complete_instant(
+            self._timeline, instant, DELTA_COMMIT, body, self.spec.table_version, commit_time is not None
+        )
         self._latest_time = completion or instant
 
         for s in base_stats:
