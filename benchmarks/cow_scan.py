@@ -15,17 +15,13 @@ Not a test: numbers depend on the machine.
 from __future__ import annotations
 
 import argparse
-import gc
 import math
 import os
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 
 import hudi
@@ -37,15 +33,13 @@ import pyarrow.parquet as pq
 import hudi_ray
 from hudi_testkit import write_cow_table
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness
+from harness import Case, peak_rss_mib
+
 DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "cow_scan"
 REGIONS = pa.array(["us", "eu", "apac", "latam"])
 BATCH_SIZE = 65_536
-
-
-@dataclass(frozen=True)
-class Case:
-    label: str
-    run: Callable[[], int]  # returns the number of rows it read
 
 
 def generate(rows: int) -> pa.Table:
@@ -122,7 +116,7 @@ def check(path: Path, files: list[str]) -> int:
     return rows[0]
 
 
-def cases(path: Path, files: list[str]) -> list[Case]:
+def cases(path: Path, files: list[str], rows: int) -> list[Case]:
     uri = str(path)
 
     def pyarrow_read() -> int:
@@ -146,28 +140,13 @@ def cases(path: Path, files: list[str]) -> list[Case]:
         return count(table.read_stream(hudi.HudiReadOptions().with_batch_size(BATCH_SIZE)))
 
     return [
-        Case("(a) pyarrow dataset to_table", pyarrow_read),
-        Case("(b) hudi_ray read", ours_read),
-        Case("(c) hudi-rs read", rs_read),
-        Case("(d) hudi_ray read_stream", ours_stream),
-        Case("(e) pyarrow dataset to_batches", pyarrow_stream),
-        Case("(f) hudi-rs read_stream", rs_stream),
+        Case("(a) pyarrow dataset to_table", pyarrow_read, rows),
+        Case("(b) hudi_ray read", ours_read, rows),
+        Case("(c) hudi-rs read", rs_read, rows),
+        Case("(d) hudi_ray read_stream", ours_stream, rows),
+        Case("(e) pyarrow dataset to_batches", pyarrow_stream, rows),
+        Case("(f) hudi-rs read_stream", rs_stream, rows),
     ]
-
-
-def measure(all_cases: list[Case], reps: int, rows: int) -> dict[str, float]:
-    """Median seconds per case; each repetition runs every case once, in a rotated order."""
-    times: dict[str, list[float]] = {c.label: [] for c in all_cases}
-    for rep in range(reps):
-        shift = rep % len(all_cases)
-        for case in all_cases[shift:] + all_cases[:shift]:
-            gc.collect()
-            started = time.perf_counter()
-            n = case.run()
-            times[case.label].append(time.perf_counter() - started)
-            if n != rows:
-                sys.exit(f"{case.label} read {n:,} rows, expected {rows:,}")
-    return {label: statistics.median(ts) for label, ts in times.items()}
 
 
 MEMORY_MODES = {
@@ -175,20 +154,6 @@ MEMORY_MODES = {
     "read": "hudi_ray read",
     "read_stream": "hudi_ray read_stream",
 }
-
-
-def peak_rss_mib() -> float:
-    """This process's peak resident set size. On Linux from VmHWM, which starts
-    afresh at exec; ru_maxrss would carry the parent's peak into the child."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
 
 
 def memory_child(path: Path, mode: str) -> None:
@@ -249,7 +214,7 @@ def main() -> None:
         f"{os.cpu_count()} CPUs, {len(files)} files, batch size {BATCH_SIZE:,}, {args.reps} repetitions\n"
     )
 
-    medians = measure(cases(path, files), args.reps, rows)
+    medians = harness.medians(harness.interleaved(cases(path, files, rows), args.reps))
     print(f"{'case':34} {'median s':>9} {'rows/s':>14}")
     for label, seconds in medians.items():
         print(f"{label:34} {seconds:9.3f} {rows / seconds:14,.0f}")

@@ -32,9 +32,7 @@ import json
 import math
 import os
 import pstats
-import resource
 import shutil
-import statistics
 import struct
 import subprocess
 import sys
@@ -42,7 +40,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +55,9 @@ from hudi_ray.core.table import file_group_reader as fgr
 from hudi_testkit import MorTableWriter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness
 from cow_scan import generate  # the COW benchmark's row generator, in this directory
+from harness import Case, peak_rss_mib
 
 DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "mor_scan"
 UPDATE_FRACTION = 0.20
@@ -67,13 +66,6 @@ RECORDS_PER_BLOCK = 100_000
 MANIFEST_FORMAT = 2
 RO = {"hoodie.read.use.read_optimized.mode": "true"}
 STREAM_BATCH = 65_536
-
-
-@dataclass(frozen=True)
-class Case:
-    label: str
-    run: Callable[[], int]  # returns the number of rows it read
-    rows: int  # the number it must read
 
 
 # -- the table -------------------------------------------------------------------------------------
@@ -227,20 +219,6 @@ def cases(path: Path, snapshot_rows: int, base_rows: int) -> list[Case]:
     ]
 
 
-def peak_rss_mib() -> float:
-    """This process's peak resident set size. On Linux from VmHWM, which starts
-    afresh at exec; ru_maxrss would carry the parent's peak into the child."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
-
-
 def memory_child(path: Path, mode: str) -> None:
     """Run in a fresh process: one read, then its row count and peak RSS."""
     uri = str(path)
@@ -266,21 +244,6 @@ def memory(path: Path) -> None:
             check=True,
         ).stdout.split()
         print(f"  hudi_ray {mode:12} {int(out[0]):>12,} rows  peak RSS {float(out[1]):8.0f} MiB")
-
-
-def measure(all_cases: list[Case], reps: int) -> dict[str, float]:
-    """Median seconds per case; each repetition runs every case once, in a rotated order."""
-    times: dict[str, list[float]] = {c.label: [] for c in all_cases}
-    for rep in range(reps):
-        shift = rep % len(all_cases)
-        for case in all_cases[shift:] + all_cases[:shift]:
-            gc.collect()
-            started = time.perf_counter()
-            n = case.run()
-            times[case.label].append(time.perf_counter() - started)
-            if n != case.rows:
-                sys.exit(f"{case.label} read {n:,} rows, expected {case.rows:,}")
-    return {label: statistics.median(ts) for label, ts in times.items()}
 
 
 # -- profiling -------------------------------------------------------------------------------------
@@ -440,11 +403,11 @@ def main() -> None:
         f"{manifest['deletes']:,} deleted keys in Avro log blocks, {args.reps} repetitions\n"
     )
 
-    medians = measure(cases(path, snapshot_rows, base_rows), args.reps)
+    medians = harness.medians(harness.interleaved(cases(path, snapshot_rows, base_rows), args.reps))
     print(f"{'case':36} {'median s':>9} {'rows/s':>14}")
     for case in cases(path, snapshot_rows, base_rows):
         seconds = medians[case.label]
-        print(f"{case.label:36} {seconds:9.3f} {case.rows / seconds:14,.0f}")
+        print(f"{case.label:36} {seconds:9.3f} {(case.expected or 0) / seconds:14,.0f}")
 
     ours, theirs = medians["(a) hudi_ray snapshot read"], medians["(b) hudi-rs snapshot read"]
     ours_ro, theirs_ro = medians["(c) hudi_ray read-optimized read"], medians["(d) hudi-rs read-optimized read"]

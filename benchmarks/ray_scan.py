@@ -23,14 +23,11 @@ the driver. Not a test: numbers depend on the machine.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
-import statistics
 import sys
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -41,20 +38,15 @@ import ray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cow_scan
+import harness
 import mor_scan
+from harness import Case
 
 import hudi_ray
 from hudi_ray.planner import call, get_or_create_planner
 
 DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "ray_scan"
 RAY_CPUS = 2
-
-
-@dataclass(frozen=True)
-class Case:
-    label: str
-    run: Callable[[], int]  # returns the rows it read
-    rows: int
 
 
 def consume(ds: ray.data.Dataset) -> int:
@@ -112,33 +104,15 @@ def cases(kind: str, path: Path) -> list[Case]:
     ]
 
 
-def measure(all_cases: list[Case], reps: int) -> dict[str, float]:
-    """Median seconds per case; each repetition runs every case once, in a rotated order."""
-    for case in all_cases:  # warm-up: worker processes, imports, page cache
-        if case.run() != case.rows:
-            sys.exit(f"{case.label} read the wrong number of rows (expected {case.rows:,})")
-    times: dict[str, list[float]] = {c.label: [] for c in all_cases}
-    for rep in range(reps):
-        shift = rep % len(all_cases)
-        for case in all_cases[shift:] + all_cases[:shift]:
-            gc.collect()
-            started = time.perf_counter()
-            n = case.run()
-            times[case.label].append(time.perf_counter() - started)
-            if n != case.rows:
-                sys.exit(f"{case.label} read {n:,} rows, expected {case.rows:,}")
-    return {label: statistics.median(ts) for label, ts in times.items()}
-
-
 def report(kind: str, all_cases: list[Case], medians: dict[str, float]) -> None:
     print(f"\n{'case':42} {'median s':>9} {'rows/s':>14}")
     for case in all_cases:
         seconds = medians[case.label]
-        print(f"{case.label:42} {seconds:9.3f} {case.rows / seconds:14,.0f}")
+        print(f"{case.label:42} {seconds:9.3f} {(case.expected or 0) / seconds:14,.0f}")
 
     def throughput(label: str) -> float:
         case = next(c for c in all_cases if c.label == f"{kind}: {label}")
-        return case.rows / medians[case.label]
+        return (case.expected or 0) / medians[case.label]
 
     one, two = throughput("read_hudi, 1 CPU"), throughput("read_hudi, 2 CPUs")
     single = throughput("table.read, 1 process")
@@ -184,8 +158,8 @@ def main() -> None:
     for kind in kinds:
         all_cases = cases(kind, paths[kind])
         files = len(base_files(paths[kind]))
-        print(f"\n== {kind.upper()}: {files} base files, {all_cases[0].rows:,} rows in the snapshot ==")
-        report(kind, all_cases, measure(all_cases, args.reps))
+        print(f"\n== {kind.upper()}: {files} base files, {all_cases[0].expected or 0:,} rows in the snapshot ==")
+        report(kind, all_cases, harness.medians(harness.interleaved(all_cases, args.reps, warm_up=True)))
     ray.shutdown()
 
 

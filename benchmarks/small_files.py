@@ -25,7 +25,6 @@ this process, over slices). Not a test: numbers depend on the machine.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import shutil
@@ -33,8 +32,7 @@ import statistics
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 
 import hudi
@@ -46,6 +44,8 @@ os.environ.setdefault("RAY_DATA_LOG_LEVEL", "WARNING")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cow_scan
+import harness
+from harness import Case
 
 import hudi_ray
 from hudi_testkit import CowTableSpec, CowTableWriter
@@ -55,13 +55,6 @@ RAY_CPUS = 2
 # qty is spread over 0..9999: about one file in six of 20 rows has a row below 100,
 # so footer pruning keeps a few thousand of 20,000 files.
 FILTER = [("qty", "<", "100")]
-
-
-@dataclass(frozen=True)
-class Case:
-    label: str
-    run: Callable[[], int]  # returns the rows (or slices) it produced
-    expected: int
 
 
 def generate(files: int, rows_per_file: int, partitions: int) -> pa.Table:
@@ -150,7 +143,7 @@ def table_cases(uri: str, rows: int, slices: int, kept: int) -> list[Case]:
         Case(
             "filtered plan (footers): hudi-rs",
             lambda: len(theirs().get_file_slices(hudi.HudiReadOptions(filters=FILTER))),
-            -1,  # hudi-rs may keep more: only hudi_ray's count is checked
+            None,  # hudi-rs may keep more: only hudi_ray's count is checked
         ),
         Case("table.read: hudi_ray", lambda: count(ours().read()), rows),
         Case("table.read: hudi-rs", lambda: count(theirs().read()), rows),
@@ -163,21 +156,6 @@ def ray_cases(uri: str, rows: int) -> list[Case]:
     planner = get_or_create_planner(uri)
     call(planner.snapshot.remote())  # the timeline loaded once, as a long-lived planner has it
     return [Case("read_hudi: 2 CPUs", lambda: consume(hudi_ray.read_hudi(uri, planner=planner, concurrency=2)), rows)]
-
-
-def measure(all_cases: list[Case], reps: int) -> dict[str, list[float]]:
-    """Seconds per run of each case; each repetition runs every case once, in a rotated order."""
-    times: dict[str, list[float]] = {c.label: [] for c in all_cases}
-    for rep in range(reps):
-        shift = rep % len(all_cases)
-        for case in all_cases[shift:] + all_cases[:shift]:
-            gc.collect()
-            started = time.perf_counter()
-            n = case.run()
-            times[case.label].append(time.perf_counter() - started)
-            if case.expected >= 0 and n != case.expected:
-                sys.exit(f"{case.label} gave {n:,}, expected {case.expected:,}")
-    return times
 
 
 def task_overhead(uri: str, slices: int) -> tuple[float, float, int]:
@@ -233,7 +211,7 @@ def main() -> None:
         f"pyarrow {pa.__version__}, hudi-rs {getattr(hudi, '__version__', '?')}, {os.cpu_count()} CPUs, "
         f"{slices:,} slices of {args.rows_per_file} rows in {args.partitions} partitions, {args.reps} repetitions\n"
     )
-    times = measure(all_cases, args.reps)
+    times = harness.interleaved(all_cases, args.reps)
     median = {label: statistics.median(ts) for label, ts in times.items()}
     print(f"{'case':36} {'median s':>9} {'best s':>9}")
     for label, ts in times.items():

@@ -24,50 +24,19 @@ Not a test: numbers depend on the machine; ratios are measured side by side in o
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
-import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cow_scan
-import mor_scan
+from harness import timed
+from spark_tables import DEFAULT_DIR, prepare, snapshot_base_files, table_rows
 
-import hudi_ray
 from hudi_ray.spark4 import PUSHDOWN_CONF, register
 
-DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "spark_scan"
 FILTER = "region = 'eu' AND id < {limit}"
-
-
-def prepare(kind: str, root: Path, rows: int, files: int) -> Path:
-    if kind == "cow":
-        path = root / f"cow_{rows}"
-        cow_scan.prepare(path, rows, files)
-        return path
-    args = argparse.Namespace(rows=rows, files=files, table_version=6, update_fraction=mor_scan.UPDATE_FRACTION)
-    path, _ = mor_scan.prepare(root / f"mor_{rows}", args)
-    return path
-
-
-def snapshot_base_files(path: Path) -> list[str]:
-    table = hudi_ray.HudiTableBuilder.from_base_uri(str(path)).build()
-    return [str(path / s.base_file_relative_path()) for s in table.get_file_slices() if s.base_file_name]
-
-
-def table_rows(path: Path) -> int:
-    return sum(b.num_rows for b in hudi_ray.HudiTableBuilder.from_base_uri(str(path)).build().read())
-
-
-def timed(fn: Callable[[], object]) -> float:
-    gc.collect()
-    started = time.perf_counter()
-    fn()
-    return time.perf_counter() - started
 
 
 def via_hudi(spark: Any, uri: str, partitions: dict[str, int], kind: str) -> None:
