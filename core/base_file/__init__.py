@@ -1,7 +1,7 @@
 """Base files: Parquet and Lance reading with projection pushed into the reader,
 routed by file extension (``base_file_reader``)."""
 
-from hudi_ray.core.base_file.footer_stats import footer_bounds, footer_column_stats
+from hudi_ray.core.base_file.footer_stats import footer_bounds
 from hudi_ray.core.base_file.lance import LanceFileInfo, LanceReader
 from hudi_ray.core.base_file.names import BaseFileName, parse_base_file_name
 from hudi_ray.core.base_file.parquet import FooterCache, ParquetReader
@@ -26,7 +26,6 @@ __all__ = [
     "base_file_format",
     "base_file_reader",
     "footer_bounds",
-    "footer_column_stats",
     "is_parquet",
     "parse_base_file_name",
 ]

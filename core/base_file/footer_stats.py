@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_ray.core.expr.stats import ColumnStats, StatsColumn
+from hudi_ray.core.expr.stats import StatsColumn
 
 _CONVERSION_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError)
 
@@ -101,22 +101,5 @@ def footer_bounds(
             maxs=_as_array(his, field.type),
             null_counts=pa.array(nulls, pa.int64()),
             value_counts=rows,
-        )
-    return out
-
-
-def footer_column_stats(metadata: pq.FileMetaData, schema: pa.Schema, columns: set[str]) -> dict[str, ColumnStats]:
-    """One file's stats for the named top-level primitive columns; a column
-    some row group holding values lacks bounds for has unknown bounds."""
-    out: dict[str, ColumnStats] = {}
-    index = _column_index(metadata)
-    wanted = {c for c in columns if c in index or (metadata.num_row_groups == 0 and schema.get_field_index(c) >= 0)}
-    for name, col in footer_bounds([metadata], schema, wanted).items():
-        lo, hi, nulls = col.mins[0], col.maxs[0], col.null_counts[0]
-        out[name] = ColumnStats(
-            min=lo if lo.is_valid else None,
-            max=hi if hi.is_valid else None,
-            null_count=nulls.as_py(),
-            value_count=metadata.num_rows,
         )
     return out

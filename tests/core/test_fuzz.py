@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from hudi_ray.core.base_file import ParquetReader, footer_column_stats
+from hudi_ray.core.base_file import ParquetReader, footer_bounds
 from hudi_ray.core.config import load_table_config
 from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.hfile import HFileReader
@@ -406,7 +406,7 @@ def test_fuzz_parquet_base_files(corpus: Corpus, tmp_path: Path) -> None:
         reader = ParquetReader(storage)
         md = reader.metadata(rel)
         schema = reader.schema(rel)
-        footer_column_stats(md, schema, set(schema.names))
+        footer_bounds([md], schema)
         reader.read(rel)
         (tmp_path / rel).unlink()
 
