@@ -20,6 +20,15 @@ _I32 = struct.Struct(">i")
 _PRIMITIVE = {"boolean", "int", "long", "float", "double", "bytes", "string"}
 # A varint has at most 10 bytes for 64 bits, 7 payload bits each.
 _VARINT_SHIFTS = np.arange(0, 70, 7, dtype=np.uint64)
+# Zero bytes after a block's content (see _Cursor._items).
+_PAD = 16
+# Arrow's binary view: a length, then 12 bytes (an inline value, or a prefix,
+# a buffer index and an offset).
+_VIEW = np.dtype([("length", "<i4"), ("inline", "V12")])
+# Data windows of binary views: int32 offsets reach 2 GiB; windows start every
+# 1 GiB so that any value of up to 1 GiB lies whole in the one it starts in.
+_WINDOW = 2**31 - 1
+_WINDOW_STEP = 2**30
 
 
 class UnsupportedSchema(Exception):
@@ -61,7 +70,11 @@ def plan_fields(record: dict[str, Any]) -> list[tuple[str, int | None, Any]]:
 
 class _Cursor:
     def __init__(self, content: bytes, count: int) -> None:
-        self.buf = np.frombuffer(content, dtype=np.uint8)
+        self.content = content
+        # Padded so that a gather of up to _PAD bytes at any position within
+        # the block stays in bounds; what it reads past the end is never used.
+        self.buf = np.zeros(len(content) + _PAD, dtype=np.uint8)
+        self.buf[: len(content)] = np.frombuffer(content, dtype=np.uint8)
         self.last = len(content) - 1
         # The length prefixes chain record to record, so this walk is sequential;
         # a plain list keeps it to one C call per record.
@@ -78,32 +91,54 @@ class _Cursor:
         starts_arr = np.array(starts, dtype=np.int64)
         # Checked once after the loop: each record's length is where the
         # next one starts (less its length prefix) minus where it starts.
+        ends = np.append(starts_arr[1:] - 4, pos) if count else starts_arr
         if count:
-            lengths = np.append(starts_arr[1:] - 4, pos) - starts_arr
-            negative = np.flatnonzero(lengths < 0)
+            negative = np.flatnonzero(ends < starts_arr)
             if len(negative):
                 i = int(negative[0])
                 raise ValueError(
-                    f"record {i} has negative length {int(lengths[i])} at content offset {int(starts_arr[i]) - 4}"
+                    f"record {i} has negative length {int(ends[i] - starts_arr[i])} "
+                    f"at content offset {int(starts_arr[i]) - 4}"
                 )
         if pos > len(content):
             raise ValueError("record lengths run past the end of the block")
         self.pos = starts_arr
+        self.ends = ends
 
-    def byte(self, rows: np.ndarray) -> np.ndarray:
-        return self.buf[np.minimum(self.pos[rows], self.last)]
+    def _at(self, rows: np.ndarray | None) -> np.ndarray:
+        return self.pos if rows is None else self.pos[rows]
 
-    def varint(self, rows: np.ndarray) -> np.ndarray:
-        """Zigzag varint (int64) at the cursor of ``rows``; advances them.
+    def _advance(self, rows: np.ndarray | None, new: np.ndarray) -> None:
+        if rows is None:
+            self.pos = new
+        else:
+            self.pos[rows] = new
+
+    def check_ends(self) -> None:
+        """Every record decoded within its length: a schema that does not fit
+        the bytes would otherwise read on into the next record."""
+        over = np.flatnonzero(self.pos > self.ends)
+        if len(over):
+            i = int(over[0])
+            raise ValueError(f"record {i} decodes past its length, at content offset {int(self.ends[i])}")
+
+    def varint(self, rows: np.ndarray | None) -> np.ndarray:
+        """Zigzag varint (int64) at the cursor of ``rows`` (None: every record); advances them.
 
         Byte k of every row at once, for as many k as the longest varint has:
         one gather of all rows per byte, no per-row index bookkeeping."""
-        pos = self.pos[rows]
-        value = np.zeros(len(rows), dtype=np.uint64)
-        going = np.ones(len(rows), dtype=bool)
-        length = np.zeros(len(rows), dtype=np.int64)
+        pos = self._at(rows)
+        first = self.buf[np.minimum(pos, self.last)]
+        if len(first) == 0 or int(first.max()) < 0x80:
+            # One byte each, as union branches and small values are.
+            self._advance(rows, pos + 1)
+            value = first.astype(np.int64)
+            return (value >> 1) ^ -(value & 1)
+        value = np.zeros(len(pos), dtype=np.uint64)
+        going = np.ones(len(pos), dtype=bool)
+        length = np.zeros(len(pos), dtype=np.int64)
         for k in range(10):
-            b = self.buf[np.minimum(pos + k, self.last)]
+            b = first if k == 0 else self.buf[np.minimum(pos + k, self.last)]
             value |= ((b & 0x7F).astype(np.uint64) * going) << _VARINT_SHIFTS[k]
             length += going
             going &= b >= 0x80
@@ -111,46 +146,59 @@ class _Cursor:
                 break
         else:
             raise ValueError("varint longer than 10 bytes")
-        self.pos[rows] = pos + length
+        self._advance(rows, pos + length)
         return (value >> np.uint64(1)).astype(np.int64) ^ -(value & np.uint64(1)).astype(np.int64)
 
-    def fixed(self, rows: np.ndarray, width: int) -> np.ndarray:
+    def fixed(self, rows: np.ndarray | None, width: int) -> np.ndarray:
         """``width`` bytes at the cursor of ``rows`` as an (n, width) array; advances them."""
-        idx = self.pos[rows][:, None] + np.arange(width)
-        if len(rows) and idx.max() > self.last:
+        pos = self._at(rows)
+        if len(pos) and int(pos.max()) + width - 1 > self.last:
             raise ValueError("value runs past the end of the block")
-        self.pos[rows] += width
-        return self.buf[idx]
+        self._advance(rows, pos + width)
+        return self._items(pos, width).view(np.uint8).reshape(len(pos), width)
 
-    def lengths_and_bytes(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _items(self, pos: np.ndarray, width: int) -> np.ndarray:
+        """The ``width`` bytes at each of ``pos`` (all within the block) as
+        one opaque item each: a gather of items, not of bytes."""
+        if width > _PAD:
+            return self.buf[pos[:, None] + np.arange(width)].view(f"V{width}").reshape(-1)
+        items = np.ndarray((len(self.content) + 1,), dtype=f"V{width}", buffer=self.buf, strides=(1,))
+        return items[pos]
+
+    def views(self, rows: np.ndarray | None, n: int) -> pa.Array:
+        """Length-prefixed values at the cursor of ``rows`` as a binary_view
+        array of ``n`` rows (rows not in ``rows`` empty) over the block's bytes,
+        without copying them; advances the rows."""
         lengths = self.varint(rows)
-        if len(lengths) and lengths.min() < 0:
-            raise ValueError("negative length")
-        starts = self.pos[rows]
-        # Check against the block before sizing the gather by the lengths: a
-        # corrupt length would otherwise allocate its full claimed size.
-        if len(lengths) and int((starts + lengths).max()) > self.last + 1:
-            raise ValueError(f"a value length of up to {int(lengths.max())} bytes runs past the end of the block")
-        total = int(lengths.sum())
-        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        self.pos[rows] += lengths
-        return offsets, self.buf[_segments(starts, lengths, offsets, total)]
-
-
-def _segments(starts: np.ndarray, lengths: np.ndarray, offsets: np.ndarray, total: int) -> np.ndarray:
-    """The byte positions of every segment ``[start, start + length)``, in order.
-
-    One running sum: each position is the previous plus one, except at a
-    segment's first byte, which jumps from the previous segment's last byte."""
-    step = np.ones(total, dtype=np.int64)
-    nonempty = lengths > 0
-    firsts = offsets[:-1][nonempty]
-    seg_starts = starts[nonempty]
-    if len(firsts):
-        step[firsts[0]] = seg_starts[0]
-        step[firsts[1:]] = seg_starts[1:] - (seg_starts[:-1] + lengths[nonempty][:-1] - 1)
-    return np.cumsum(step, out=step)
+        starts = self._at(rows)
+        if len(lengths):
+            if int(lengths.min()) < 0:
+                raise ValueError("negative length")
+            if int((starts + lengths).max()) > self.last + 1:
+                raise ValueError(f"a value length of up to {int(lengths.max())} bytes runs past the end of the block")
+        self._advance(rows, starts + lengths)
+        # A view is 16 bytes: the length, then the value itself when it has at
+        # most 12 bytes, else its first 4 bytes, a buffer index and an offset.
+        # Inline bytes past a value's length are not zeroed: the array only
+        # lives to be cast, which copies each value's own bytes.
+        views = np.zeros(n, dtype=_VIEW)
+        where = slice(None) if rows is None else rows
+        views["length"][where] = lengths
+        views["inline"][where] = self._items(starts, 12)
+        words = views.view("<i4").reshape(n, 4)
+        long = np.flatnonzero(lengths > 12)
+        if len(long):
+            at = slice(None) if rows is None and len(long) == n else long if rows is None else rows[long]
+            # Offsets are int32: a block past 2 GiB is cut into overlapping
+            # windows, each value addressed in the window it starts in.
+            words[at, 2] = starts[long] // _WINDOW_STEP
+            words[at, 3] = starts[long] % _WINDOW_STEP
+            if int((starts[long] % _WINDOW_STEP + lengths[long]).max()) > _WINDOW:
+                raise ValueError("a value too long to address in the block")
+        content = pa.py_buffer(self.content)
+        size = len(self.content)
+        windows = [content.slice(i, min(_WINDOW, size - i)) for i in range(0, max(size, 1), _WINDOW_STEP)]
+        return pa.Array.from_buffers(pa.binary_view(), n, [None, pa.py_buffer(views), *windows])
 
 
 def _validity(valid: np.ndarray | None) -> pa.Buffer | None:
@@ -159,67 +207,68 @@ def _validity(valid: np.ndarray | None) -> pa.Buffer | None:
     return pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
 
 
-def _scatter(values: np.ndarray, rows: np.ndarray, n: int, dtype: np.dtype) -> np.ndarray:
+def _scatter(values: np.ndarray, rows: np.ndarray | None, n: int, dtype: np.dtype) -> np.ndarray:
+    if rows is None:
+        return values.astype(dtype, copy=False)
     out = np.zeros(n, dtype=dtype)
     out[rows] = values
     return out
 
 
 def _column(cur: _Cursor, n: int, branch: int | None, t: Any, raw: pa.DataType) -> pa.Array:
-    every = np.arange(n)
     valid = None
-    rows = every
+    rows = None  # None: every record holds a value
     if branch is not None:
-        index = cur.varint(every)
+        index = cur.varint(None)
         valid = index == branch
-        if not np.all((index == branch) | (index == 1 - branch)):
+        if not np.all(valid | (index == 1 - branch)):
             raise ValueError("union branch out of range")
-        rows = every[valid]
+        if not valid.all():
+            rows = np.flatnonzero(valid)
     mask = _validity(valid)
     kind = t["type"] if isinstance(t, dict) else t
     if kind in ("int", "long"):
         values = _scatter(cur.varint(rows), rows, n, np.int64)
-        arr = pa.Array.from_buffers(pa.int64(), n, [mask, pa.py_buffer(values.tobytes())])
+        arr = pa.Array.from_buffers(pa.int64(), n, [mask, pa.py_buffer(values)])
         return arr.cast(raw) if raw != pa.int64() else arr
     if kind == "boolean":
         values = _scatter(cur.fixed(rows, 1)[:, 0] != 0, rows, n, np.bool_)
-        data = pa.py_buffer(np.packbits(values, bitorder="little").tobytes())
+        data = pa.py_buffer(np.packbits(values, bitorder="little"))
         return pa.Array.from_buffers(pa.bool_(), n, [mask, data])
     if kind in ("float", "double"):
         width = 4 if kind == "float" else 8
         np_type = np.dtype("<f4" if kind == "float" else "<f8")
-        raw_bytes = cur.fixed(rows, width).copy().view(np_type).reshape(-1)
-        values = _scatter(raw_bytes, rows, n, np_type)
-        return pa.Array.from_buffers(
-            pa.float32() if width == 4 else pa.float64(), n, [mask, pa.py_buffer(values.tobytes())]
-        )
+        values = _scatter(cur.fixed(rows, width).view(np_type).reshape(-1), rows, n, np_type)
+        return pa.Array.from_buffers(pa.float32() if width == 4 else pa.float64(), n, [mask, pa.py_buffer(values)])
     if kind in ("string", "bytes"):
-        offsets, data = cur.lengths_and_bytes(rows)
-        full = np.zeros(n + 1, dtype=np.int64)
-        lengths = np.zeros(n, dtype=np.int64)
-        lengths[rows] = np.diff(offsets)
-        np.cumsum(lengths, out=full[1:])
-        arrow_type = pa.large_string() if kind == "string" else pa.large_binary()
-        arr = pa.Array.from_buffers(arrow_type, n, [mask, pa.py_buffer(full.tobytes()), pa.py_buffer(data.tobytes())])
-        if kind == "string":
-            # from_buffers trusts the bytes: invalid UTF-8 would only fail in
-            # whatever consumes the batch later, far from the file at fault.
-            try:
-                arr.validate(full=True)
-            except pa.ArrowInvalid as exc:
-                raise ValueError(f"invalid UTF-8 in a string value ({exc})") from exc
-        return arr.cast(raw)
+        views = cur.views(rows, n)
+        if mask is not None:
+            views = pa.Array.from_buffers(views.type, n, [mask, *views.buffers()[1:]])
+        # The cast copies the values out of the block, and for strings checks
+        # that they are UTF-8: invalid bytes would otherwise only fail in
+        # whatever consumes the batch later, far from the file at fault.
+        try:
+            return views.cast(raw)
+        except pa.ArrowInvalid as exc:
+            raise ValueError(f"invalid UTF-8 in a string value ({exc})") from exc
     if kind == "fixed":
         width = int(t["size"])
-        values = np.zeros((n, width), dtype=np.uint8)
-        values[rows] = cur.fixed(rows, width)
-        return pa.Array.from_buffers(pa.binary(width), n, [mask, pa.py_buffer(values.tobytes())])
+        values = cur.fixed(rows, width)
+        if rows is not None:
+            values = _rows_of(values, rows, n)
+        return pa.Array.from_buffers(pa.binary(width), n, [mask, pa.py_buffer(np.ascontiguousarray(values))])
     if kind == "enum":
         codes = _scatter(cur.varint(rows), rows, n, np.int32)
         symbols = pa.array(t["symbols"], pa.string())
-        indices = pa.Array.from_buffers(pa.int32(), n, [mask, pa.py_buffer(codes.tobytes())])
+        indices = pa.Array.from_buffers(pa.int32(), n, [mask, pa.py_buffer(codes)])
         return pa.DictionaryArray.from_arrays(indices, symbols).cast(pa.string())
     raise UnsupportedSchema(str(kind))
+
+
+def _rows_of(values: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    out = np.zeros((n, values.shape[1]), dtype=values.dtype)
+    out[rows] = values
+    return out
 
 
 def decode_columnar(
@@ -235,4 +284,5 @@ def decode_columnar(
             if isinstance(exc, pa.ArrowException):
                 raise
             raise ValueError(f"column {name!r}: {exc}") from exc
+    cur.check_ends()
     return pa.Table.from_arrays(columns, schema=raw_schema)

@@ -11,7 +11,7 @@ from decimal import Decimal
 import fastavro
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hudi_ray.core.log_file.avro_decode import decoder_for
@@ -20,8 +20,9 @@ from hudi_ray.core.schema.avro import avro_to_arrow_schema
 FIELD_TYPES = {
     "long": st.integers(-(2**63), 2**63 - 1),
     "int": st.integers(-(2**31), 2**31 - 1),
-    "string": st.text(max_size=8),
-    "bytes": st.binary(max_size=8),
+    # Past 12 bytes a value is no longer inline in its Arrow binary view.
+    "string": st.text(max_size=24),
+    "bytes": st.binary(max_size=24),
     "double": st.floats(allow_nan=False),
     "float": st.floats(allow_nan=False, width=32),
     "boolean": st.booleans(),
@@ -88,6 +89,43 @@ def test_columnar_decoder_equals_fastavro(block: tuple[dict, list[dict]]) -> Non
     expected = pa.Table.from_pylist(rows, schema=avro_to_arrow_schema(schema))
     assert got.schema.equals(expected.schema)
     assert got.equals(expected)
+
+
+_LONG_STRINGS = (
+    {"type": "record", "name": "r", "fields": [{"name": "s", "type": ["null", "string"]}]},
+    [{"s": None if i % 7 == 0 else f"value {i:03d} " + "x" * (i % 20)} for i in range(60)],
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(blocks())
+@example(_LONG_STRINGS)
+def test_values_past_the_first_data_window(block: tuple[dict, list[dict]]) -> None:
+    """Blocks past 2 GiB address their values through overlapping windows;
+    shrunk to a few hundred bytes here, values cross window starts."""
+    from unittest import mock
+
+    from hudi_ray.core.log_file import avro_columnar
+
+    schema, rows = block
+    decoder = decoder_for(json.dumps(schema))
+    # Values have at most 96 bytes (24 characters of up to 4 bytes).
+    with mock.patch.object(avro_columnar, "_WINDOW_STEP", 128), mock.patch.object(avro_columnar, "_WINDOW", 255):
+        got = decoder.decode(_content(schema, rows), len(rows))
+    assert got.equals(pa.Table.from_pylist(rows, schema=avro_to_arrow_schema(schema)))
+
+
+def test_a_value_reading_into_the_next_record_is_an_error() -> None:
+    """A record whose fields need more bytes than its length prefix gives is
+    corrupt, even when the bytes after it happen to decode."""
+    from hudi_ray.core.log_file.avro_columnar import decode_columnar, plan_fields
+
+    schema = {"type": "record", "name": "r", "fields": [{"name": "v", "type": "long"}]}
+    # Record 0 claims one byte, a varint's first; its continuation bit reads on
+    # into record 1's length prefix.
+    content = struct.pack(">ii", 3, 2) + struct.pack(">i", 1) + b"\xd8" + struct.pack(">i", 1) + b"\x02"
+    with pytest.raises(ValueError, match="record 0 decodes past its length"):
+        decode_columnar(content, 2, plan_fields(schema), pa.schema([("v", pa.int64())]))
 
 
 def test_nested_schemas_take_the_fastavro_path() -> None:
