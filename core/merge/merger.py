@@ -26,7 +26,6 @@ _SEQ = "__hudi_seq"
 _DEL = "__hudi_del"
 _CTDEL = "__hudi_ctdel"
 _KEY = "__hudi_key"
-_ROW = "__hudi_row"
 
 
 def record_keys(table: pa.Table, cfg: MergeConfig) -> pa.ChunkedArray:
@@ -57,6 +56,7 @@ class LogRecords:
     def _piece(self, data: pa.Table, keys: pa.Array, deleted: pa.Array, ct_deleted: pa.Array) -> None:
         n = data.num_rows
         data = data.append_column(_KEY, keys)
+        # The processing order, which is also the record's row in ``table()``.
         data = data.append_column(_SEQ, pa.array(np.arange(self._rows, self._rows + n, dtype=np.int64)))
         data = data.append_column(_DEL, deleted)
         data = data.append_column(_CTDEL, ct_deleted)
@@ -145,20 +145,6 @@ def _ordering_array(values: Sequence[object], ct: Sequence[bool], dtype: pa.Data
     return pa.array(out, dtype)
 
 
-def _last_per_key(table: pa.Table, sort_keys: list[tuple[str, str]]) -> pa.Table:
-    """After sorting by key then ``sort_keys``, the last row of each key."""
-    spec = [(_KEY, "ascending", "at_start")] + [(name, order, "at_start") for name, order in sort_keys]
-    order = pc.sort_indices(table, sort_keys=spec)
-    ordered = table.take(order)
-    keys = ordered.column(_KEY).combine_chunks()
-    n = len(keys)
-    if n == 0:
-        return ordered
-    differs = pc.not_equal(keys.slice(0, n - 1), keys.slice(1))
-    last = pa.concat_arrays([differs, pa.array([True])])
-    return ordered.filter(last)
-
-
 def _newer_wins(
     new: pa.Table, new_idx: pa.Array | None, old: pa.Table, old_idx: pa.Array | None, cfg: MergeConfig
 ) -> pa.Array:
@@ -188,32 +174,73 @@ def _newer_wins(
     return wins
 
 
-def _winners(log: pa.Table, cfg: MergeConfig) -> pa.Table:
-    """Per key, the log record that survives the log itself (deletes included)."""
-    if cfg.mode is MergeMode.EVENT_TIME_ORDERING:
-        ct = log.filter(log.column(_CTDEL))
-        if ct.num_rows:
-            cut = ct.group_by(_KEY).aggregate([(_SEQ, "max")])
-            idx = pc.index_in(log.column(_KEY), cut.column(_KEY))
-            cut_seq = pc.take(cut.column(f"{_SEQ}_max"), idx)
-            keep = pc.fill_null(pc.greater_equal(log.column(_SEQ), cut_seq), True)
-            log = log.filter(keep)
-            # Deletes right after a commit-time delete lose to it: until a
-            # record follows, the key stays deleted whatever their ordering.
-            cut_seq = pc.take(cut.column(f"{_SEQ}_max"), pc.index_in(log.column(_KEY), cut.column(_KEY)))
-            after_cut = pc.fill_null(pc.greater(log.column(_SEQ), cut_seq), False)
-            records = log.filter(pc.and_(after_cut, pc.invert(log.column(_DEL))))
-            first = records.group_by(_KEY).aggregate([(_SEQ, "min")])
-            first_seq = pc.take(first.column(f"{_SEQ}_min"), pc.index_in(log.column(_KEY), first.column(_KEY)))
-            before_record = pc.fill_null(pc.less(log.column(_SEQ), first_seq), True)
-            shadowed = pc.and_(pc.and_(after_cut, log.column(_DEL)), before_record)
-            log = log.filter(pc.invert(shadowed))
-        # A commit-time delete loses to any record after it, and beats all before it.
-        ordering_keys = [(f, "ascending") for f in cfg.ordering_fields]
-        log = log.append_column("__hudi_not_ct", pc.invert(log.column(_CTDEL)))
-        winners = _last_per_key(log, [("__hudi_not_ct", "ascending"), *ordering_keys, (_SEQ, "ascending")])
-        return winners.drop_columns(["__hudi_not_ct"])
-    return _last_per_key(log, [(_SEQ, "ascending")])
+@dataclass(frozen=True)
+class _KeyCodes:
+    """Keys hashed once, as small integers: ``log[i]`` is the code of log
+    record i's key (0 .. count - 1), ``base[j]`` that of base row j's key, or
+    -1 when no log record has it. Everything after compares integers."""
+
+    log: np.ndarray
+    base: np.ndarray
+    count: int
+
+
+def _key_codes(log_keys: pa.Array, base_keys: pa.Array | None) -> _KeyCodes:
+    encoded = pc.dictionary_encode(log_keys, null_encoding="encode")
+    base = np.zeros(0, dtype=np.int64)
+    if base_keys is not None:
+        found = pc.index_in(base_keys, encoded.dictionary, skip_nulls=False)
+        base = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return _KeyCodes(
+        log=encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), base=base, count=len(encoded.dictionary)
+    )
+
+
+def _winner_rows(narrow: pa.Table, codes: _KeyCodes, cfg: MergeConfig) -> np.ndarray:
+    """Per key code, the log row (its ``_SEQ``) that survives the log itself, deletes included."""
+    seq = narrow.column(_SEQ).to_numpy()
+    key = codes.log
+    if cfg.mode is not MergeMode.EVENT_TIME_ORDERING:
+        last = np.full(codes.count, -1, dtype=np.int64)
+        np.maximum.at(last, key, seq)
+        return last
+    is_del = _flags(narrow.column(_DEL))
+    is_ct = _flags(narrow.column(_CTDEL))
+    alive = None
+    if is_ct.any():
+        # Everything before a key's last commit-time delete is discarded.
+        cut = np.full(codes.count, -1, dtype=np.int64)
+        np.maximum.at(cut, key[is_ct], seq[is_ct])
+        cut_of = cut[key]
+        after = (cut_of >= 0) & (seq > cut_of)
+        # Deletes right after a commit-time delete lose to it: until a
+        # record follows, the key stays deleted whatever their ordering.
+        record = after & ~is_del
+        first = np.full(codes.count, len(seq), dtype=np.int64)
+        np.minimum.at(first, key[record], seq[record])
+        shadowed = after & is_del & (seq < first[key])
+        alive = np.flatnonzero((seq >= cut_of) & ~shadowed)
+    live = narrow if alive is None else narrow.take(alive)
+    # A commit-time delete loses to any record after it, and beats all before it.
+    order = pa.table(
+        {
+            "code": key if alive is None else key[alive],
+            "not_ct": ~(is_ct if alive is None else is_ct[alive]),
+            **{f"o{i}": live.column(f) for i, f in enumerate(cfg.ordering_fields)},
+            "seq": live.column(_SEQ),
+        }
+    )
+    spec = [(name, "ascending", "at_start") for name in order.column_names]
+    ranked = pc.sort_indices(order, sort_keys=spec).to_numpy()
+    ordered_codes = order.column("code").to_numpy()[ranked]
+    last = np.append(ordered_codes[1:] != ordered_codes[:-1], True) if len(ranked) else np.zeros(0, dtype=bool)
+    winners = np.empty(codes.count, dtype=np.int64)
+    winners[ordered_codes[last]] = order.column("seq").to_numpy()[ranked[last]]
+    return winners
+
+
+def _flags(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    return np.asarray(_array(column).fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> pa.Table:
@@ -222,33 +249,28 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
     if len(logs) == 0:
         return base if base is not None else schema.empty_table()
     log = logs.table()
-    # Who wins is decided on a narrow table (keys, sequence, delete flags,
-    # ordering values and a row number); the wide rows are gathered once, at the end.
+    # Who wins is decided on a narrow table (keys, sequence, delete flags and
+    # ordering values); the wide rows are gathered once, at the end.
     decide = [_KEY, _SEQ, _DEL, _CTDEL, *(f for f in cfg.ordering_fields if f not in (_KEY, _SEQ))]
-    narrow = log.select(list(dict.fromkeys(decide))).append_column(_ROW, pa.array(np.arange(log.num_rows)))
-    winners = _winners(narrow, cfg)
+    narrow = log.select(list(dict.fromkeys(decide)))
+    has_base = base is not None and base.num_rows > 0
+    base_keys = _array(record_keys(base, cfg).cast(pa.string())) if has_base else None
+    codes = _key_codes(_array(narrow.column(_KEY)), base_keys)
+    winners = _winner_rows(narrow, codes, cfg)
+    emit = ~_flags(narrow.column(_DEL))[winners]
 
-    if base is None or base.num_rows == 0:
-        emitted = winners.filter(pc.invert(winners.column(_DEL)))
-        return conform_table(log.select(schema.names).take(emitted.column(_ROW)), schema)
+    if not has_base:
+        return conform_table(log.select(schema.names).take(np.sort(winners[emit])), schema)
 
-    base_keys = _array(record_keys(base, cfg).cast(pa.string()))
-    win_keys = _array(winners.column(_KEY))
-    # One hash lookup pairs base rows with the log winners of the same key.
-    b_idx = pc.index_in(base_keys, win_keys)
-    matched_b = pc.is_valid(b_idx)
-    base_keep = pc.invert(matched_b)
-    emit = np.asarray(pc.invert(winners.column(_DEL)).to_numpy(zero_copy_only=False), dtype=bool).copy()
-    if pc.any(matched_b).as_py():
-        pos = pc.indices_nonzero(matched_b)
-        w_of_b = pc.take(b_idx, pos)
+    matched = np.flatnonzero(codes.base >= 0)
+    base_keep = np.ones(base.num_rows, dtype=bool)
+    if len(matched):
+        matched_codes = codes.base[matched]
         old = base.select([f for f in cfg.ordering_fields if f in base.column_names])
-        wins = _array(_newer_wins(winners, w_of_b, old, pos, cfg))
+        wins = _flags(_newer_wins(narrow, pa.array(winners[matched_codes]), old, pa.array(matched), cfg))
         # Base rows the log matched but did not beat stay; their log winners are not emitted.
-        base_keep = pc.replace_with_mask(base_keep, matched_b, pc.invert(wins))
-        beaten = w_of_b.to_numpy(zero_copy_only=False)[~np.asarray(wins.to_numpy(zero_copy_only=False), dtype=bool)]
-        emit[beaten] = False
-    kept = base.filter(base_keep)
-    rows = winners.column(_ROW).filter(pa.array(emit))
-    added = conform_table(log.select(schema.names).take(rows), schema)
+        base_keep[matched[wins]] = False
+        emit[matched_codes[~wins]] = False
+    kept = base.filter(pa.array(base_keep)) if not base_keep.all() else base
+    added = conform_table(log.select(schema.names).take(np.sort(winners[emit])), schema)
     return pa.concat_tables([conform_table(kept, schema), added])
