@@ -78,7 +78,7 @@ class BlockDecoder:
         if self.columnar is not None:
             raw = decode_columnar(content, count, self.columnar, self.raw_arrow)
             return pa.Table.from_arrays(
-                [_logical(raw.column(i).combine_chunks(), f.type) for i, f in enumerate(self.arrow)], schema=self.arrow
+                [_logical(_one_chunk(raw.column(i)), f.type) for i, f in enumerate(self.arrow)], schema=self.arrow
             )
         datums = bytearray()
         view = memoryview(content)
@@ -98,8 +98,13 @@ class BlockDecoder:
         raw = pa.Table.from_pylist(list(records), schema=self.raw_arrow)
         if not self.fast:
             return raw.cast(self.arrow)
-        columns = [_logical(raw.column(i).combine_chunks(), field.type) for i, field in enumerate(self.arrow)]
+        columns = [_logical(_one_chunk(raw.column(i)), field.type) for i, field in enumerate(self.arrow)]
         return pa.Table.from_arrays(columns, schema=self.arrow)
+
+
+def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
+    # combine_chunks copies even a lone chunk.
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _logical(raw: pa.Array, target: pa.DataType) -> pa.Array:

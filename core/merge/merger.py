@@ -77,7 +77,7 @@ class LogRecords:
             marker = pc.equal(raw.column(self.cfg.delete_field).cast(pa.string()), self.cfg.delete_marker)
             deleted = pc.or_(deleted, pc.fill_null(marker, False))
         data = conform_table(raw, self.schema, where=where)
-        deleted = deleted.combine_chunks() if isinstance(deleted, pa.ChunkedArray) else deleted
+        deleted = _array(deleted)
         self._piece(data, keys, deleted, pa.array(np.zeros(raw.num_rows, dtype=bool)))
 
     def add_deletes(self, keys: Sequence[str], ordering: Sequence[object], ct: Sequence[bool]) -> None:
@@ -118,7 +118,10 @@ class LogRecords:
 
 
 def _array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    if isinstance(values, pa.ChunkedArray):
+        # combine_chunks copies even a lone chunk.
+        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+    return values
 
 
 def _nullable(schema: pa.Schema) -> pa.Schema:

@@ -430,9 +430,9 @@ class HudiFileGroupReader:
             log_rels = []
         if log_rels or not base_rel:
             # Merging needs the whole slice; memory stays bounded by one slice.
+            # Its pieces (kept base rows, log rows) stream as they are, uncopied.
             data = self._rows(base_rel, log_rels, partition_path, options, None, visibility)
-            if data.num_rows:
-                yield from data.combine_chunks().to_batches(max_chunksize=batch_size)
+            yield from (b for b in data.to_batches(max_chunksize=batch_size) if b.num_rows)
             return
         where = self.context.storage.uri(base_rel)
         plan = self._plan(options, where, None, False, base_rel)
@@ -443,8 +443,7 @@ class HudiFileGroupReader:
         for group in reader.iter_tables(base_rel, plan.read_schema.names, batch_size):
             self._check_base_columns(reader, base_rel, group, plan.read_schema, constants)
             data = plan.apply(conform_table(group, plan.read_schema, constants, where))
-            if data.num_rows:
-                yield from data.to_batches(max_chunksize=batch_size)
+            yield from (b for b in data.to_batches(max_chunksize=batch_size) if b.num_rows)
 
     @staticmethod
     def _one_batch(data: pa.Table) -> pa.RecordBatch:
