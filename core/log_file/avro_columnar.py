@@ -123,10 +123,7 @@ class _Cursor:
             raise ValueError(f"record {i} decodes past its length, at content offset {int(self.ends[i])}")
 
     def varint(self, rows: np.ndarray | None) -> np.ndarray:
-        """Zigzag varint (int64) at the cursor of ``rows`` (None: every record); advances them.
-
-        Byte k of every row at once, for as many k as the longest varint has:
-        one gather of all rows per byte, no per-row index bookkeeping."""
+        """Zigzag varint (int64) at the cursor of ``rows`` (None: every record); advances them."""
         pos = self._at(rows)
         first = self.buf[np.minimum(pos, self.last)]
         if len(first) == 0 or int(first.max()) < 0x80:
@@ -134,19 +131,20 @@ class _Cursor:
             self._advance(rows, pos + 1)
             value = first.astype(np.int64)
             return (value >> 1) ^ -(value & 1)
-        value = np.zeros(len(pos), dtype=np.uint64)
-        going = np.ones(len(pos), dtype=bool)
-        length = np.zeros(len(pos), dtype=np.int64)
-        for k in range(10):
-            b = first if k == 0 else self.buf[np.minimum(pos + k, self.last)]
-            value |= ((b & 0x7F).astype(np.uint64) * going) << _VARINT_SHIFTS[k]
-            length += going
-            going &= b >= 0x80
-            if not going.any():
-                break
-        else:
+        # Up to 10 bytes of every row in one gather of 10-byte items; a row's
+        # varint ends at its first byte without the continuation bit.
+        if int(pos.max()) > self.last:
+            raise ValueError("varint runs past the end of the block")
+        window = self._items(pos, 10).view(np.uint8).reshape(len(pos), 10)
+        more = window >= 0x80
+        ends = np.argmin(more, axis=1)
+        if more.all(axis=1).any():
             raise ValueError("varint longer than 10 bytes")
-        self._advance(rows, pos + length)
+        width = int(ends.max()) + 1
+        value = np.zeros(len(pos), dtype=np.uint64)
+        for k in range(width):
+            value |= ((window[:, k] & 0x7F).astype(np.uint64) * (ends >= k)) << _VARINT_SHIFTS[k]
+        self._advance(rows, pos + ends + 1)
         return (value >> np.uint64(1)).astype(np.int64) ^ -(value & np.uint64(1)).astype(np.int64)
 
     def fixed(self, rows: np.ndarray | None, width: int) -> np.ndarray:
