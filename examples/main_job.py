@@ -99,7 +99,11 @@ def main() -> None:
     parser.add_argument("--no-spark", action="store_true", help="stop after the Ray Dataset")
     args = parser.parse_args()
     if args.uri is not None:
-        run(args.uri, sample=False, spark=not args.no_spark)
+        try:
+            run(args.uri, sample=False, spark=not args.no_spark)
+        except hudi_ray.HudiCoreError as exc:
+            # A path that is not a table, a bad option: the error names it, no traceback needed.
+            sys.exit(f"error: {exc}")
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = write_sample_table(args.table or Path(tmp) / "trips")
