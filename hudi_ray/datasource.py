@@ -32,7 +32,7 @@ except ModuleNotFoundError as exc:
         f"hudi_ray.read_hudi needs Ray Data ({exc.name} is not installed): pip install 'hudi-ray[ray]'",
         exc.name or "ray",
     ) from exc
-from ray.data import Dataset, read_datasource
+from ray.data import DataContext, Dataset, read_datasource
 from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 from ray.exceptions import RayActorError
@@ -59,7 +59,6 @@ from hudi_ray.tunables import RAY_TUNABLES
 
 if TYPE_CHECKING:
     from ray.actor import ActorHandle
-    from ray.data.context import DataContext
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +120,11 @@ class HudiDatasource(Datasource):
     @property
     def snapshot(self) -> PlannerSnapshot:
         return self._snapshot
+
+    @property
+    def blocks_fixed(self) -> bool:
+        """Whether the number of read tasks is the caller's choice."""
+        return self._blocks_fixed
 
     def _output_columns(self) -> list[str] | None:
         return list(self._projection_map) if self._projection_map is not None else None
@@ -454,6 +458,14 @@ def read_hudi(
         prefetch_depth=prefetch_depth,
         blocks_fixed=override_num_blocks is not None,
     )
+    if override_num_blocks is None:
+        # Ray splits every task's output to reach its own default parallelism
+        # when a read has fewer tasks; for a read capped by min_task_bytes the
+        # split blocks cost more than the parallelism gives (a quarter of the
+        # read of 20,000 small files). Asking for the capped count avoids that.
+        total = datasource.estimate_inmemory_data_size() or 0
+        default = DataContext.get_current().read_op_min_num_blocks
+        override_num_blocks = max(1, min(math.ceil(total / RAY_TUNABLES.min_task_bytes), default))
     remote: dict[str, Any] = {
         "num_cpus": num_cpus,
         "num_gpus": num_gpus,
@@ -483,8 +495,11 @@ def planned_read(ds: Dataset) -> PlannedRead:
 def hudi_datasource_of(ds: Dataset) -> tuple[HudiDatasource, dict[str, Any], int | None] | None:
     """For a dataset that is only a ``read_hudi`` read (after Ray's projection
     and predicate pushdown, with no other operation), its datasource, the read
-    tasks' Ray options and the requested number of blocks; otherwise None."""
+    tasks' Ray options and the number of blocks the caller asked for (None:
+    left to the reader); otherwise None."""
     read = sole_read(ds)
     if read is None or not isinstance(read.datasource, HudiDatasource):
         return None
-    return read.datasource, read.ray_remote_args, read.num_blocks
+    # Without the caller's choice, read_hudi asks Ray for its own count.
+    asked = read.num_blocks if read.datasource.blocks_fixed else None
+    return read.datasource, read.ray_remote_args, asked
