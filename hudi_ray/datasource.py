@@ -426,6 +426,10 @@ def read_hudi(
         prefetch: Fetch upcoming slices' files while decoding (default: on
             for object stores, off for local disk).
         prefetch_depth: How many slices each task fetches ahead.
+        override_num_blocks: The number of read tasks (also
+            ``hoodie.read.input.partitions``). By default there is one per
+            ``RayTunables.min_task_bytes`` of estimated data, at most Ray's
+            ``DataContext.read_op_min_num_blocks``.
         The other arguments are ``ray.data.read_datasource``'s.
 
     The read is pinned to the table's timeline as of this call: executing the
