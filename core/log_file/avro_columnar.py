@@ -206,9 +206,10 @@ def _validity(valid: np.ndarray | None) -> pa.Buffer | None:
 
 
 def _scatter(values: np.ndarray, rows: np.ndarray | None, n: int, dtype: np.dtype) -> np.ndarray:
+    """``values`` of ``rows`` (None: every row) spread over ``n`` rows, zeros elsewhere."""
     if rows is None:
         return values.astype(dtype, copy=False)
-    out = np.zeros(n, dtype=dtype)
+    out = np.zeros((n, *values.shape[1:]), dtype=dtype)
     out[rows] = values
     return out
 
@@ -252,8 +253,7 @@ def _column(cur: _Cursor, n: int, branch: int | None, t: Any, raw: pa.DataType) 
     if kind == "fixed":
         width = int(t["size"])
         values = cur.fixed(rows, width)
-        if rows is not None:
-            values = _rows_of(values, rows, n)
+        values = _scatter(values, rows, n, np.uint8)
         return pa.Array.from_buffers(pa.binary(width), n, [mask, pa.py_buffer(np.ascontiguousarray(values))])
     if kind == "enum":
         codes = _scatter(cur.varint(rows), rows, n, np.int32)
@@ -261,12 +261,6 @@ def _column(cur: _Cursor, n: int, branch: int | None, t: Any, raw: pa.DataType) 
         indices = pa.Array.from_buffers(pa.int32(), n, [mask, pa.py_buffer(codes)])
         return pa.DictionaryArray.from_arrays(indices, symbols).cast(pa.string())
     raise UnsupportedSchema(str(kind))
-
-
-def _rows_of(values: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros((n, values.shape[1]), dtype=values.dtype)
-    out[rows] = values
-    return out
 
 
 def decode_columnar(

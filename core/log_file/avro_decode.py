@@ -23,7 +23,7 @@ import fastavro
 import pyarrow as pa
 
 from hudi_ray.core.log_file.avro_columnar import UnsupportedSchema, decode_columnar, plan_fields
-from hudi_ray.core.schema.avro import avro_to_arrow_schema
+from hudi_ray.core.schema import avro_to_arrow_schema, one_array
 
 try:  # numpy ships with pyarrow installs in practice; without it decimals take a slower path
     import numpy as np
@@ -78,7 +78,7 @@ class BlockDecoder:
         if self.columnar is not None:
             raw = decode_columnar(content, count, self.columnar, self.raw_arrow)
             return pa.Table.from_arrays(
-                [_logical(_one_chunk(raw.column(i)), f.type) for i, f in enumerate(self.arrow)], schema=self.arrow
+                [_logical(one_array(raw.column(i)), f.type) for i, f in enumerate(self.arrow)], schema=self.arrow
             )
         datums = bytearray()
         view = memoryview(content)
@@ -98,13 +98,8 @@ class BlockDecoder:
         raw = pa.Table.from_pylist(list(records), schema=self.raw_arrow)
         if not self.fast:
             return raw.cast(self.arrow)
-        columns = [_logical(_one_chunk(raw.column(i)), field.type) for i, field in enumerate(self.arrow)]
+        columns = [_logical(one_array(raw.column(i)), field.type) for i, field in enumerate(self.arrow)]
         return pa.Table.from_arrays(columns, schema=self.arrow)
-
-
-def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
-    # combine_chunks copies even a lone chunk.
-    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _logical(raw: pa.Array, target: pa.DataType) -> pa.Array:

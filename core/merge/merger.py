@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_ray.core.merge.config import MergeConfig, MergeMode
-from hudi_ray.core.schema import conform_table
+from hudi_ray.core.schema import conform_table, one_array
 
 RECORD_KEY = "_hoodie_record_key"
 IS_DELETED = "_hoodie_is_deleted"
@@ -77,7 +77,7 @@ class LogRecords:
             marker = pc.equal(raw.column(self.cfg.delete_field).cast(pa.string()), self.cfg.delete_marker)
             deleted = pc.or_(deleted, pc.fill_null(marker, False))
         data = conform_table(raw, self.schema, where=where)
-        deleted = _array(deleted)
+        deleted = one_array(deleted)
         self._piece(data, keys, deleted, pa.array(np.zeros(raw.num_rows, dtype=bool)))
 
     def add_deletes(self, keys: Sequence[str], ordering: Sequence[object], ct: Sequence[bool]) -> None:
@@ -115,13 +115,6 @@ class LogRecords:
         ]
         schema = pa.schema([*_nullable(self.schema), *extra])
         return pa.concat_tables([p.cast(schema) for p in self._pieces]) if self._pieces else schema.empty_table()
-
-
-def _array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    if isinstance(values, pa.ChunkedArray):
-        # combine_chunks copies even a lone chunk.
-        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
-    return values
 
 
 def _nullable(schema: pa.Schema) -> pa.Schema:
@@ -243,7 +236,7 @@ def _winner_rows(narrow: pa.Table, codes: _KeyCodes, cfg: MergeConfig) -> np.nda
 
 
 def _flags(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    return np.asarray(_array(column).fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
+    return np.asarray(one_array(column).fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> pa.Table:
@@ -257,8 +250,8 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
     decide = [_KEY, _SEQ, _DEL, _CTDEL, *(f for f in cfg.ordering_fields if f not in (_KEY, _SEQ))]
     narrow = log.select(list(dict.fromkeys(decide)))
     has_base = base is not None and base.num_rows > 0
-    base_keys = _array(record_keys(base, cfg).cast(pa.string())) if has_base else None
-    codes = _key_codes(_array(narrow.column(_KEY)), base_keys)
+    base_keys = one_array(record_keys(base, cfg).cast(pa.string())) if has_base else None
+    codes = _key_codes(one_array(narrow.column(_KEY)), base_keys)
     winners = _winner_rows(narrow, codes, cfg)
     emit = ~_flags(narrow.column(_DEL))[winners]
 

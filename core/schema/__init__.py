@@ -1,6 +1,6 @@
 """Schema: Avro schemas (as Hudi stores them) converted to Arrow."""
 
-from hudi_ray.core.schema.arrow import conform_table, meta_fields_schema
+from hudi_ray.core.schema.arrow import conform_table, meta_fields_schema, one_array
 from hudi_ray.core.schema.avro import (
     META_FIELDS,
     avro_schema_with_meta_fields,
@@ -14,5 +14,6 @@ __all__ = [
     "avro_to_arrow_schema",
     "conform_table",
     "meta_fields_schema",
+    "one_array",
     "parse_avro_schema",
 ]

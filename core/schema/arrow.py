@@ -14,6 +14,14 @@ def meta_fields_schema() -> pa.Schema:
     return pa.schema([pa.field(n, pa.string(), nullable=False) for n in META_FIELDS])
 
 
+def one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """``values`` as one contiguous array; a lone chunk is taken as it is
+    (``ChunkedArray.combine_chunks`` copies even that)."""
+    if isinstance(values, pa.ChunkedArray):
+        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+    return values
+
+
 def conform_table(
     table: pa.Table | pa.RecordBatch,
     target: pa.Schema,
