@@ -58,6 +58,63 @@ def _threaded(num_rows: int, num_columns: int) -> bool:
     return num_rows * max(1, num_columns) >= _THREADED_VALUES
 
 
+# A text column chunk at most this many bytes per value, uncompressed and
+# dictionary page included, is a small dictionary with short indices (a
+# commit time, file name or partition path repeated on every row). Such
+# chunks decode several times faster as a dictionary expanded by one take
+# than value by value; chunks of many distinct values (plain pages once the
+# writer's dictionary overflowed) decode faster value by value.
+_DICTIONARY_BYTES_PER_VALUE = 1
+_TEXT = (pa.string(), pa.binary())
+
+
+def _dictionary_columns(pf: pq.ParquetFile) -> list[str]:
+    """Top-level text columns worth reading as dictionaries, in every row group.
+    Only files big enough to decode on several threads are considered: for a
+    small file, opening it a second time costs more than the decode saves."""
+    md = pf.metadata
+    if md.num_row_groups == 0 or not _threaded(md.num_rows, md.num_columns):
+        return []
+    paths = [pf.schema.column(i).path for i in range(md.num_columns)]
+    chosen = []
+    for field in pf.schema_arrow:
+        if field.type not in _TEXT or paths.count(field.name) != 1:
+            continue
+        j = paths.index(field.name)
+        chunks = [md.row_group(g).column(j) for g in range(md.num_row_groups)]
+        if all(
+            c.has_dictionary_page and c.total_uncompressed_size <= _DICTIONARY_BYTES_PER_VALUE * max(1, c.num_values)
+            for c in chunks
+        ):
+            chosen.append(field.name)
+    return chosen
+
+
+def _plain_field(field: pa.Field) -> pa.Field:
+    return field.with_type(field.type.value_type)
+
+
+def _plain_schema(schema: pa.Schema, names: frozenset[str]) -> pa.Schema:
+    fields = [_plain_field(f) if f.name in names else f for f in schema]
+    return pa.schema(fields, metadata=schema.metadata)
+
+
+def _plain(data: pa.Table, names: frozenset[str]) -> pa.Table:
+    """``data`` with the columns ``names`` (read as dictionaries) expanded to their values."""
+    for i, field in enumerate(data.schema):
+        if field.name in names:
+            chunks = [c.dictionary_decode() for c in data.column(i).chunks]
+            data = data.set_column(i, _plain_field(field), pa.chunked_array(chunks, field.type.value_type))
+    return data
+
+
+def _plain_batch(batch: pa.RecordBatch, names: frozenset[str]) -> pa.RecordBatch:
+    if not names:
+        return batch
+    columns = [c.dictionary_decode() if f.name in names else c for f, c in zip(batch.schema, batch.columns)]
+    return pa.RecordBatch.from_arrays(columns, schema=_plain_schema(batch.schema, names))
+
+
 class FooterCache:
     """Parquet footers read during planning, reused by the read that follows."""
 
@@ -96,17 +153,32 @@ class ParquetReader:
 
     def _open(self, rel: str) -> pq.ParquetFile:
         cached = self.footers.get(rel) if self.footers is not None else None
-        pf = pq.ParquetFile(
+        pf = self._parquet_file(rel, cached)
+        if cached is None and self.footers is not None:
+            self.footers.put(rel, pf.metadata)
+        return pf
+
+    def _open_for_read(self, rel: str) -> tuple[pq.ParquetFile, frozenset[str]]:
+        """The file opened for a read of its rows, and the text columns it
+        reads as dictionaries (``_dictionary_columns``), which ``_plain`` expands."""
+        pf = self._open(rel)
+        small = _dictionary_columns(pf)
+        if not small:
+            return pf, frozenset()
+        return self._parquet_file(rel, pf.metadata, small), frozenset(small)
+
+    def _parquet_file(
+        self, rel: str, metadata: pq.FileMetaData | None, dictionaries: list[str] | None = None
+    ) -> pq.ParquetFile:
+        return pq.ParquetFile(
             self.storage.arrow_path(rel),
             filesystem=self.storage.arrow_fs,
             # Pre-buffering coalesces an object store's range requests; on a
             # local disk it only adds its setup, half the read of a small file.
             pre_buffer=not self.storage.is_local,
-            metadata=cached,
+            metadata=metadata,
+            read_dictionary=dictionaries,
         )
-        if cached is None and self.footers is not None:
-            self.footers.put(rel, pf.metadata)
-        return pf
 
     def schema(self, rel: str) -> pa.Schema:
         with _errors(self.storage, rel):
@@ -147,23 +219,24 @@ class ParquetReader:
 
     def read(self, rel: str, columns: Sequence[str] | None = None) -> pa.Table:
         with _errors(self.storage, rel):
-            pf = self._open(rel)
+            pf, small = self._open_for_read(rel)
             cols = self._columns(pf, columns)
             md = pf.metadata
             threaded = _threaded(md.num_rows, md.num_columns if cols is None else len(cols))
-            return pf.read(columns=cols, use_threads=threaded)
+            return _plain(pf.read(columns=cols, use_threads=threaded), small)
 
     def iter_row_groups(self, rel: str, columns: Sequence[str] | None) -> Iterator[pa.Table]:
         """Each row group as a table (an empty table for a file without rows)."""
         with _errors(self.storage, rel):
-            pf = self._open(rel)
+            pf, small = self._open_for_read(rel)
             cols = self._columns(pf, columns)
             if pf.metadata.num_row_groups == 0:
-                yield pf.schema_arrow.empty_table() if cols is None else pf.schema_arrow.empty_table().select(cols)
+                empty = _plain_schema(pf.schema_arrow, small).empty_table()
+                yield empty if cols is None else empty.select(cols)
             width = pf.metadata.num_columns if cols is None else len(cols)
             for i in range(pf.metadata.num_row_groups):
                 threaded = _threaded(pf.metadata.row_group(i).num_rows, width)
-                yield pf.read_row_group(i, columns=cols, use_threads=threaded)
+                yield _plain(pf.read_row_group(i, columns=cols, use_threads=threaded), small)
 
     def iter_tables(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.Table]:
         """Row group by row group, whatever ``batch_size``: a row group is the unit
@@ -172,12 +245,13 @@ class ParquetReader:
 
     def iter_batches(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.RecordBatch]:
         with _errors(self.storage, rel):
-            pf = self._open(rel)
+            pf, small = self._open_for_read(rel)
             cols = self._columns(pf, columns)
-            schema = pf.schema_arrow if cols is None else pa.schema([pf.schema_arrow.field(c) for c in cols])
+            full = _plain_schema(pf.schema_arrow, small)
+            schema = full if cols is None else pa.schema([full.field(c) for c in cols])
             produced = False
             for batch in pf.iter_batches(batch_size=batch_size, columns=cols, use_threads=True):
                 produced = True
-                yield batch
+                yield _plain_batch(batch, small)
             if not produced:
                 yield pa.RecordBatch.from_pylist([], schema=schema)
