@@ -14,7 +14,7 @@ import pytest
 
 from hudi_ray import HudiCorruptFileError, HudiReadOptions, HudiSchemaError, HudiTableBuilder
 from hudi_ray.core.log_file import BlockType, HeaderKey, read_log_blocks
-from hudi_ray.core.log_file.block import MAGIC
+from hudi_ray.core.log_file.block import MAGIC, LogBlock
 from hudi_ray.core.log_file.content import DELETE_RECORD_LIST_SCHEMA, decode_avro_block, decode_delete_block
 from tests.support import row_set, to_table
 
@@ -185,3 +185,35 @@ def test_rollback_command_block_discards_the_rolled_back_blocks(copy_of, table_p
     }
     log.write_bytes(original + delete + _block(BlockType.COMMAND, rollback, b""))
     assert _snapshot(path) == _snapshot(table_path(V6))
+
+
+def test_delete_block_ordering_values_of_every_wrapper() -> None:
+    """Each wrapper's value comes back as written; only a null or an IntWrapper 0 marks a
+    delete without an ordering value (Apache Hudi's ``OrderingValues.isDefault``)."""
+    ns = "org.apache.hudi.avro.model."
+    values = [
+        None,
+        (ns + "IntWrapper", {"value": 0}),
+        (ns + "IntWrapper", {"value": 7}),
+        (ns + "LongWrapper", {"value": 0}),
+        (ns + "LongWrapper", {"value": 2**40}),
+        (ns + "BooleanWrapper", {"value": False}),
+        (ns + "DoubleWrapper", {"value": -1.5}),
+        (ns + "FloatWrapper", {"value": 0.0}),
+        (ns + "StringWrapper", {"value": "b"}),
+        (ns + "BytesWrapper", {"value": b"\x00"}),
+        (ns + "DateWrapper", {"value": 0}),
+        (ns + "TimestampMicrosWrapper", {"value": 5}),
+    ]
+    records = [
+        {"recordKey": f"k{i}", "partitionPath": None if i % 2 else "p", "orderingVal": v} for i, v in enumerate(values)
+    ]
+    buf = io.BytesIO()
+    fastavro.schemaless_writer(buf, DELETE_RECORD_LIST_SCHEMA, {"deleteRecordList": records})
+    payload = buf.getvalue()
+    block = LogBlock(BlockType.DELETE, {}, struct.pack(">ii", 3, len(payload)) + payload, "f.log", 0)
+    decoded = decode_delete_block(block)
+    assert decoded.keys == [f"k{i}" for i in range(len(values))]
+    assert decoded.partitions == [None if i % 2 else "p" for i in range(len(values))]
+    assert decoded.ordering == [None if v is None else v[1]["value"] for v in values]
+    assert decoded.commit_time_delete == [True, True] + [False] * (len(values) - 2)
