@@ -14,6 +14,11 @@ each number of cores (a local SparkSession, ``local[N]``), interleaved,
   ``spark.read.parquet(<the snapshot's base files>)`` to the same sink. On
   merge-on-read, Parquet reads the base files only (stale and deleted rows),
   so it is a floor, not an equal;
+* the ceiling of any Python data source: a source that reads nothing and
+  yields, for each base file, in-memory slices of one Arrow batch of that
+  file (as many rows as the file holds, same schema), to the same sink. What
+  it costs is PySpark's own path from a Python source's batches to Spark rows,
+  which ``format("hudi_ray")`` cannot go below;
 * a filtered count on the copy-on-write table (one region, an id range) with
   Spark's filter pushdown on and off: the file slices read (one partition per
   slice, counted from the scan's partitions) and the time.
@@ -37,6 +42,49 @@ from spark_tables import DEFAULT_DIR, prepare, snapshot_base_files, table_rows
 from hudi_ray.spark4 import PUSHDOWN_CONF, register
 
 FILTER = "region = 'eu' AND id < {limit}"
+CEILING_FORMAT = "hudi_ray_bench_in_memory"
+CEILING_BATCH = 10_000
+
+
+def ceiling_source(files: list[str], schema: Any) -> type:
+    """A Python data source that yields each file's row count in slices of one
+    batch already in memory: Spark's side of a Python source, with no reading."""
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+    class FilePartition(InputPartition):
+        def __init__(self, path: str) -> None:
+            self.path = path
+
+    class InMemoryReader(DataSourceReader):
+        def partitions(self) -> list[InputPartition]:
+            return [FilePartition(f) for f in files]
+
+        def read(self, partition: InputPartition) -> Any:
+            import pyarrow.parquet as pq
+
+            pf = pq.ParquetFile(partition.path)  # type: ignore[attr-defined]
+            batch = next(pf.iter_batches(CEILING_BATCH))
+            left = pf.metadata.num_rows
+            while left > 0:
+                yield batch.slice(0, min(left, CEILING_BATCH))
+                left -= CEILING_BATCH
+
+    class InMemorySource(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return CEILING_FORMAT
+
+        def schema(self) -> Any:
+            return schema
+
+        def reader(self, schema: Any) -> DataSourceReader:
+            return InMemoryReader()
+
+    return InMemorySource
+
+
+def via_ceiling(spark: Any) -> None:
+    spark.read.format(CEILING_FORMAT).load().write.format("noop").mode("overwrite").save()
 
 
 def via_hudi(spark: Any, uri: str, partitions: dict[str, int], kind: str) -> None:
@@ -87,6 +135,7 @@ def main() -> None:
     where = FILTER.format(limit=args.rows // 10)
 
     results: list[tuple[int, str, int, float, float]] = []
+    ceilings: list[tuple[int, float, float]] = []
     filtered: list[tuple[int, str, int, int, float]] = []
     version = ""
     for cores in [int(c) for c in args.cores.split(",")]:
@@ -94,10 +143,17 @@ def main() -> None:
         version = spark.version
         best: dict[str, dict[str, list[float]]] = {k: {"hudi": [], "parquet": []} for k in tables}
         partitions: dict[str, int] = {}
+        ceiling: list[float] = []
+        if "cow" in tables:
+            spark.dataSource.register(ceiling_source(files["cow"], spark.read.parquet(*files["cow"]).schema))
         for _ in range(args.reps):
             for kind, path in tables.items():
                 best[kind]["hudi"].append(timed(partial(via_hudi, spark, str(path), partitions, kind)))
                 best[kind]["parquet"].append(timed(partial(via_parquet, spark, files[kind])))
+            if "cow" in tables:
+                ceiling.append(timed(partial(via_ceiling, spark)))
+        if ceiling:
+            ceilings.append((cores, min(ceiling), min(best["cow"]["parquet"])))
         for kind, path in tables.items():
             got = spark.read.format("hudi_ray").load(str(path)).count()
             if got != expected[kind]:
@@ -128,6 +184,14 @@ def main() -> None:
             f"{parquet / hudi:5.2f}x{note}"
         )
     print('ratio: spark.read.parquet time / spark.read.format("hudi_ray") time (>= 0.8 is the target on cow)')
+    if ceilings:
+        print(
+            f"\nceiling on cow: a Python data source yielding in-memory batches of {CEILING_BATCH:,} rows "
+            "(no reading) to the noop sink"
+        )
+        print(f"{'cores':>5} {'in-memory s':>11} {'parquet s':>10} {'ratio':>6}")
+        for cores, seconds, parquet in ceilings:
+            print(f"{cores:5} {seconds:11.2f} {parquet:10.2f} {parquet / seconds:5.2f}x")
     if filtered:
         total = len(snapshot_base_files(tables["cow"]))
         print(f"\nfiltered count on cow ({where}); {total} file slices in the table")
