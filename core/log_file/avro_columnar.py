@@ -11,6 +11,7 @@ the caller falls back to fastavro for them.
 from __future__ import annotations
 
 import struct
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -147,6 +148,30 @@ class _Cursor:
         self._advance(rows, pos + ends + 1)
         return (value >> np.uint64(1)).astype(np.int64) ^ -(value & np.uint64(1)).astype(np.int64)
 
+    def skip_varint(self, rows: np.ndarray | None) -> None:
+        """Advance ``rows`` past a varint each, without assembling its value."""
+        pos = self._at(rows)
+        first = self.buf[np.minimum(pos, self.last)]
+        if len(first) == 0 or int(first.max()) < 0x80:
+            self._advance(rows, pos + 1)
+            return
+        if int(pos.max()) > self.last:
+            raise ValueError("varint runs past the end of the block")
+        more = self._items(pos, 10).view(np.uint8).reshape(len(pos), 10) >= 0x80
+        if more.all(axis=1).any():
+            raise ValueError("varint longer than 10 bytes")
+        self._advance(rows, pos + np.argmin(more, axis=1) + 1)
+
+    def skip(self, rows: np.ndarray | None, width: int | np.ndarray) -> None:
+        """Advance ``rows`` by ``width`` bytes each (one width, or one per row)."""
+        pos = self._at(rows)
+        if len(pos):
+            if int(np.min(width)) < 0:
+                raise ValueError("negative length")
+            if int((pos + width).max()) > self.last + 1:
+                raise ValueError("value runs past the end of the block")
+        self._advance(rows, pos + width)
+
     def fixed(self, rows: np.ndarray | None, width: int) -> np.ndarray:
         """``width`` bytes at the cursor of ``rows`` as an (n, width) array; advances them."""
         pos = self._at(rows)
@@ -214,16 +239,39 @@ def _scatter(values: np.ndarray, rows: np.ndarray | None, n: int, dtype: np.dtyp
     return out
 
 
+def _present_rows(cur: _Cursor, branch: int | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(which records hold a value, or None when all may; the rows that do,
+    or None for every row), reading the union branch of a nullable field."""
+    if branch is None:
+        return None, None
+    index = cur.varint(None)
+    valid = index == branch
+    if not np.all(valid | (index == 1 - branch)):
+        raise ValueError("union branch out of range")
+    return valid, (None if valid.all() else np.flatnonzero(valid))
+
+
+def _skip_column(cur: _Cursor, branch: int | None, t: Any) -> None:
+    """Advance every record past one field it is not asked for."""
+    _, rows = _present_rows(cur, branch)
+    kind = t["type"] if isinstance(t, dict) else t
+    if kind in ("int", "long", "enum"):
+        cur.skip_varint(rows)
+    elif kind in ("string", "bytes"):
+        cur.skip(rows, cur.varint(rows))
+    elif kind in _WIDTHS:
+        cur.skip(rows, _WIDTHS[kind])
+    elif kind == "fixed":
+        cur.skip(rows, int(t["size"]))
+    else:
+        raise UnsupportedSchema(str(kind))
+
+
+_WIDTHS = {"boolean": 1, "float": 4, "double": 8}
+
+
 def _column(cur: _Cursor, n: int, branch: int | None, t: Any, raw: pa.DataType) -> pa.Array:
-    valid = None
-    rows = None  # None: every record holds a value
-    if branch is not None:
-        index = cur.varint(None)
-        valid = index == branch
-        if not np.all(valid | (index == 1 - branch)):
-            raise ValueError("union branch out of range")
-        if not valid.all():
-            rows = np.flatnonzero(valid)
+    valid, rows = _present_rows(cur, branch)  # rows None: every record holds a value
     mask = _validity(valid)
     kind = t["type"] if isinstance(t, dict) else t
     if kind in ("int", "long"):
@@ -264,17 +312,31 @@ def _column(cur: _Cursor, n: int, branch: int | None, t: Any, raw: pa.DataType) 
 
 
 def decode_columnar(
-    content: bytes, count: int, fields: list[tuple[str, int | None, Any]], raw_schema: pa.Schema
+    content: bytes,
+    count: int,
+    fields: list[tuple[str, int | None, Any]],
+    raw_schema: pa.Schema,
+    keep: Collection[str] | None = None,
 ) -> pa.Table:
-    """Records of a block whose content starts with version and count ints."""
+    """Records of a block whose content starts with version and count ints:
+    the fields in ``keep`` (None: all), in the schema's order. The others are
+    only stepped over: no values are built or checked for them."""
     cur = _Cursor(content, count)
     columns = []
+    kept = []
     for name, branch, t in fields:
         try:
-            columns.append(_column(cur, count, branch, t, raw_schema.field(name).type))
+            if keep is None or name in keep:
+                columns.append(_column(cur, count, branch, t, raw_schema.field(name).type))
+                kept.append(raw_schema.field(name))
+            else:
+                _skip_column(cur, branch, t)
         except ValueError as exc:
             if isinstance(exc, pa.ArrowException):
                 raise
             raise ValueError(f"column {name!r}: {exc}") from exc
     cur.check_ends()
-    return pa.Table.from_arrays(columns, schema=raw_schema)
+    if not columns:
+        # No field asked for: the records still count (a table of no columns keeps its rows this way only).
+        return pa.table([pa.nulls(count)], names=["_"]).drop_columns(["_"])
+    return pa.Table.from_arrays(columns, schema=raw_schema if keep is None else pa.schema(kept, raw_schema.metadata))

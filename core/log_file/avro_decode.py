@@ -14,7 +14,7 @@ import io
 import json
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -74,11 +74,16 @@ class BlockDecoder:
     fast: bool  # logical types only on top-level fields
     columnar: list[tuple[str, int | None, Any]] | None  # field plan when the schema is flat
 
-    def decode(self, content: bytes, count: int) -> pa.Table:
+    def decode(self, content: bytes, count: int, columns: Collection[str] | None = None) -> pa.Table:
+        """The block's records; only the fields in ``columns`` (None: all) when
+        the schema is flat, else every field (the caller selects)."""
         if self.columnar is not None:
-            raw = decode_columnar(content, count, self.columnar, self.raw_arrow)
+            raw = decode_columnar(content, count, self.columnar, self.raw_arrow, columns)
+            if raw.num_columns == 0:
+                return raw
+            arrow = self.arrow if columns is None else pa.schema([self.arrow.field(n) for n in raw.column_names])
             return pa.Table.from_arrays(
-                [_logical(one_array(raw.column(i)), f.type) for i, f in enumerate(self.arrow)], schema=self.arrow
+                [_logical(one_array(raw.column(i)), f.type) for i, f in enumerate(arrow)], schema=arrow
             )
         datums = bytearray()
         view = memoryview(content)

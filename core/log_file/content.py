@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -92,8 +92,9 @@ def _writer_schema(text: str) -> tuple[Any, pa.Schema]:
     return parsed, avro_to_arrow_schema(record, "log block schema")
 
 
-def decode_avro_block(block: LogBlock) -> pa.Table:
-    """Records of an Avro data block, in the block's writer schema."""
+def decode_avro_block(block: LogBlock, columns: Collection[str] | None = None) -> pa.Table:
+    """Records of an Avro data block, in the block's writer schema: of its
+    fields, those in ``columns`` (None: all), which flat schemas decode alone."""
     if block.schema is None:
         raise HudiSchemaError(f"{block.where()} has no SCHEMA header")
     _writer_schema(block.schema)  # reports unresolvable schemas with the block's location
@@ -113,7 +114,10 @@ def decode_avro_block(block: LogBlock) -> pa.Table:
             f"{block.where()} declares {count} records in {len(content)} bytes of content (offset 4 of the content)"
         )
     try:
-        return decoder.decode(content, count)
+        data = decoder.decode(content, count, columns)
+        if columns is not None and any(n not in columns for n in data.column_names):
+            data = data.select([n for n in data.column_names if n in columns])
+        return data
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise HudiSchemaError(f"Records of {block.where()} do not fit its schema: {exc}") from exc
     except Exception as exc:  # struct, EOF and fastavro decode errors
@@ -128,9 +132,16 @@ def _holds_strings(dtype: pa.DataType) -> bool:
     return any(_holds_strings(dtype.field(i).type) for i in range(dtype.num_fields))
 
 
-def decode_parquet_block(block: LogBlock) -> pa.Table:
+def decode_parquet_block(block: LogBlock, columns: Collection[str] | None = None) -> pa.Table:
+    """Records of a Parquet data block: of its columns, those in ``columns`` (None: all)."""
     try:
-        table = pq.read_table(pa.BufferReader(bytes(block.content)))
+        source = pa.BufferReader(bytes(block.content))
+        if columns is not None:
+            present = pq.read_schema(source).names
+            source.seek(0)
+            table = pq.read_table(source, columns=[n for n in present if n in columns])
+        else:
+            table = pq.read_table(source)
         # The Parquet reader does not check that strings are UTF-8; bad ones
         # would only fail in whatever consumes the batch later. Only columns
         # holding strings need the (full, costly) check.
@@ -184,6 +195,19 @@ def decode_delete_block(block: LogBlock) -> DeleteRecords:
 
 def block_schema_json(block: LogBlock) -> dict[str, Any] | None:
     return json.loads(block.schema) if block.schema else None
+
+
+def data_block_columns(block: LogBlock) -> list[str]:
+    """Every column of a data block's records, as its schema declares them."""
+    if block.block_type is BlockType.PARQUET_DATA:
+        try:
+            return pq.read_schema(pa.BufferReader(bytes(block.content))).names
+        except (pa.ArrowException, OSError, UnicodeDecodeError, MemoryError) as exc:
+            raise HudiCorruptFileError(f"Cannot decode the Parquet content of {block.where()}: {exc}") from exc
+    if block.schema is None:
+        raise HudiSchemaError(f"{block.where()} has no SCHEMA header")
+    _writer_schema(block.schema)
+    return decoder_for(block.schema).arrow.names
 
 
 DATA_DECODERS = {

@@ -63,6 +63,12 @@ class LogRecords:
         self._pieces.append(data)
         self._rows += n
 
+    def data_columns(self) -> frozenset[str]:
+        """The columns ``add_data`` uses of a data block: the rest need not be decoded."""
+        cfg = self.cfg
+        extra = (RECORD_KEY, IS_DELETED, OPERATION, *cfg.record_key_fields, *cfg.ordering_fields)
+        return frozenset((*self.schema.names, *extra, *((cfg.delete_field,) if cfg.delete_field else ())))
+
     def add_data(self, raw: pa.Table, where: str) -> None:
         """Rows of a data block (in its writer schema)."""
         if raw.num_rows == 0:

@@ -18,7 +18,7 @@ from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsup
 from hudi_ray.core.expr import Filter, filters_to_expression
 from hudi_ray.core.file_group import HudiFileSlice, Visibility, parse_base_file_name, snapshot_visibility
 from hudi_ray.core.log_file import BlockType, LogBlock, LogScanner, read_log_blocks
-from hudi_ray.core.log_file.content import DATA_DECODERS, decode_delete_block
+from hudi_ray.core.log_file.content import DATA_DECODERS, data_block_columns, decode_delete_block
 from hudi_ray.core.merge import LogRecords, MergeConfig, MergeMode, merge_records
 from hudi_ray.core.schema import conform_table, parse_avro_schema
 from hudi_ray.core.schema.arrow import check_missing_columns
@@ -366,13 +366,15 @@ class HudiFileGroupReader:
         base = self._read_base(base_rel, partition_path, schema) if base_rel else None
         cfg = _ordering_in(ctx.merge_config(), schema)
         records = LogRecords(schema, cfg)
+        # Only the columns the merge uses are decoded: a projection skips the rest of every block.
+        needed = records.data_columns()
         constants = self._constants(partition_path)
         for block in self._log_blocks(log_rels, visibility):
             if block.block_type is BlockType.DELETE:
                 deletes = decode_delete_block(block)
                 records.add_deletes(deletes.keys, deletes.ordering, deletes.commit_time_delete)
             elif block.block_type in DATA_DECODERS:
-                raw = DATA_DECODERS[block.block_type](block)
+                raw = DATA_DECODERS[block.block_type](block, needed)
                 for name, value in constants.items():
                     if name not in raw.column_names:
                         raw = raw.append_column(name, pa.repeat(value, raw.num_rows))
@@ -381,7 +383,7 @@ class HudiFileGroupReader:
                     raw.column_names,
                     f"the schema of {block.where()}",
                     required=lambda name, at=block.instant_time: self._required_columns().reason(name, at),
-                    unknown=lambda raw=raw: self._unknown_columns(raw.column_names),
+                    unknown=lambda block=block: self._unknown_columns(data_block_columns(block)),
                 )
                 records.add_data(raw, block.where())
             else:
