@@ -83,9 +83,10 @@ class TableContext:
         return self._merge
 
     def merge_columns(self) -> list[str]:
-        """Columns merging needs besides the caller's: keys, ordering, commit time."""
+        """Columns merging needs besides the caller's: the record key and the
+        ordering fields. (Commit times are the read plan's to add, when it masks by them.)"""
         cfg = self.merge_config()
-        cols = [*META_FIELDS[:3]] if self.config.populates_meta_fields else []
+        cols = [META_FIELDS[2]] if self.config.populates_meta_fields else []  # _hoodie_record_key
         cols += list(cfg.record_key_fields) + list(cfg.ordering_fields)
         return cols
 
