@@ -10,8 +10,8 @@ Parquet files, then one delta commit updating 20% of the keys (or all of them;
 Avro data blocks of 100,000 records) and one deleting 1% (commit-time delete
 blocks). Checks once that hudi-ray and hudi-rs return the same row count and
 sum of ``qty``, then times, interleaved, the median of ``--reps`` runs of: the
-snapshot read and read_stream of each reader and the read-optimized read (base
-files only). The merge cost is snapshot time / read-optimized time. Then the
+snapshot read and read_stream of each reader, the read-optimized read (base
+files only), and a snapshot read of two columns (``PROJECTION``). The merge cost is snapshot time / read-optimized time. Then the
 peak RSS of hudi_ray's ``read`` and ``read_stream``, each in a fresh process
 (``--memory``: only that).
 
@@ -202,6 +202,15 @@ def check(path: Path, manifest: dict[str, Any]) -> tuple[int, int]:
     return rows[0], base
 
 
+# A projection without the ordering field: merging still needs it and the record key.
+PROJECTION = ["id", "price"]
+
+
+def _projected(module: Any, uri: str) -> int:
+    table = module.HudiTableBuilder.from_base_uri(uri).build()
+    return count(table.read(module.HudiReadOptions().with_projection(PROJECTION)))
+
+
 def _stream(module: Any, uri: str) -> int:
     table = module.HudiTableBuilder.from_base_uri(uri).build()
     return count(table.read_stream(module.HudiReadOptions().with_batch_size(STREAM_BATCH)))
@@ -216,6 +225,8 @@ def cases(path: Path, snapshot_rows: int, base_rows: int) -> list[Case]:
         Case("(d) hudi-rs read-optimized read", lambda: count(_read(hudi, uri, RO)), base_rows),
         Case("(e) hudi_ray snapshot read_stream", lambda: _stream(hudi_ray, uri), snapshot_rows),
         Case("(f) hudi-rs snapshot read_stream", lambda: _stream(hudi, uri), snapshot_rows),
+        Case(f"(g) hudi_ray snapshot read of {len(PROJECTION)} cols", lambda: _projected(hudi_ray, uri), snapshot_rows),
+        Case(f"(h) hudi-rs snapshot read of {len(PROJECTION)} cols", lambda: _projected(hudi, uri), snapshot_rows),
     ]
 
 
@@ -418,6 +429,9 @@ def main() -> None:
     )
     stream, rs_stream = medians["(e) hudi_ray snapshot read_stream"], medians["(f) hudi-rs snapshot read_stream"]
     print(f"snapshot read_stream ratio hudi_ray / hudi-rs: {rs_stream / stream:.2f}x")
+    ours_p = medians[f"(g) hudi_ray snapshot read of {len(PROJECTION)} cols"]
+    theirs_p = medians[f"(h) hudi-rs snapshot read of {len(PROJECTION)} cols"]
+    print(f"snapshot read of {PROJECTION} ratio hudi_ray / hudi-rs: {theirs_p / ours_p:.2f}x")
     memory(path)
     if ours > theirs or args.profile:
         profile(path, ours)
