@@ -11,9 +11,9 @@ Avro data blocks of 100,000 records) and one deleting 1% (commit-time delete
 blocks). Checks once that hudi-ray and hudi-rs return the same row count and
 sum of ``qty``, then times, interleaved, the median of ``--reps`` runs of: the
 snapshot read and read_stream of each reader, the read-optimized read (base
-files only), and a snapshot read of two columns (``PROJECTION``). The merge cost is snapshot time / read-optimized time. Then the
-peak RSS of hudi_ray's ``read`` and ``read_stream``, each in a fresh process
-(``--memory``: only that).
+files only), and a snapshot read of two columns (``PROJECTION``). The merge
+cost is snapshot time / read-optimized time. Then the peak RSS of hudi_ray's
+``read`` and ``read_stream``, each in a fresh process (``--memory``: only that).
 
 When hudi-ray's snapshot read is slower than hudi-rs's (or with
 ``--profile``), the slices are read once more, serially, under cProfile, and
