@@ -123,44 +123,42 @@ class _Cursor:
             i = int(over[0])
             raise ValueError(f"record {i} decodes past its length, at content offset {int(self.ends[i])}")
 
-    def varint(self, rows: np.ndarray | None) -> np.ndarray:
-        """Zigzag varint (int64) at the cursor of ``rows`` (None: every record); advances them."""
-        pos = self._at(rows)
+    def _varint_bytes(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """(first byte, the 10 bytes from each of ``pos``, index of each
+        varint's last byte); the last two None when every varint is one byte."""
         first = self.buf[np.minimum(pos, self.last)]
         if len(first) == 0 or int(first.max()) < 0x80:
             # One byte each, as union branches and small values are.
-            self._advance(rows, pos + 1)
-            value = first.astype(np.int64)
-            return (value >> 1) ^ -(value & 1)
+            return first, None, None
         # Up to 10 bytes of every row in one gather of 10-byte items; a row's
         # varint ends at its first byte without the continuation bit.
         if int(pos.max()) > self.last:
             raise ValueError("varint runs past the end of the block")
         window = self._items(pos, 10).view(np.uint8).reshape(len(pos), 10)
         more = window >= 0x80
-        ends = np.argmin(more, axis=1)
         if more.all(axis=1).any():
             raise ValueError("varint longer than 10 bytes")
-        width = int(ends.max()) + 1
-        value = np.zeros(len(pos), dtype=np.uint64)
-        for k in range(width):
-            value |= ((window[:, k] & 0x7F).astype(np.uint64) * (ends >= k)) << _VARINT_SHIFTS[k]
+        return first, window, np.argmin(more, axis=1)
+
+    def varint(self, rows: np.ndarray | None) -> np.ndarray:
+        """Zigzag varint (int64) at the cursor of ``rows`` (None: every record); advances them."""
+        pos = self._at(rows)
+        first, window, ends = self._varint_bytes(pos)
+        if window is None or ends is None:
+            self._advance(rows, pos + 1)
+            value = first.astype(np.int64)
+            return (value >> 1) ^ -(value & 1)
         self._advance(rows, pos + ends + 1)
-        return (value >> np.uint64(1)).astype(np.int64) ^ -(value & np.uint64(1)).astype(np.int64)
+        wide = np.zeros(len(pos), dtype=np.uint64)
+        for k in range(int(ends.max()) + 1):
+            wide |= ((window[:, k] & 0x7F).astype(np.uint64) * (ends >= k)) << _VARINT_SHIFTS[k]
+        return (wide >> np.uint64(1)).astype(np.int64) ^ -(wide & np.uint64(1)).astype(np.int64)
 
     def skip_varint(self, rows: np.ndarray | None) -> None:
         """Advance ``rows`` past a varint each, without assembling its value."""
         pos = self._at(rows)
-        first = self.buf[np.minimum(pos, self.last)]
-        if len(first) == 0 or int(first.max()) < 0x80:
-            self._advance(rows, pos + 1)
-            return
-        if int(pos.max()) > self.last:
-            raise ValueError("varint runs past the end of the block")
-        more = self._items(pos, 10).view(np.uint8).reshape(len(pos), 10) >= 0x80
-        if more.all(axis=1).any():
-            raise ValueError("varint longer than 10 bytes")
-        self._advance(rows, pos + np.argmin(more, axis=1) + 1)
+        _, _, ends = self._varint_bytes(pos)
+        self._advance(rows, pos + 1 if ends is None else pos + ends + 1)
 
     def skip(self, rows: np.ndarray | None, width: int | np.ndarray) -> None:
         """Advance ``rows`` by ``width`` bytes each (one width, or one per row)."""

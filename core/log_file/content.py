@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiSchemaError, HudiUnsupportedError
-from hudi_ray.core.log_file.avro_decode import decoder_for
+from hudi_ray.core.log_file.avro_decode import BlockDecoder, decoder_for
 from hudi_ray.core.log_file.block import BlockType, LogBlock
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 
@@ -92,13 +92,17 @@ def _writer_schema(text: str) -> tuple[Any, pa.Schema]:
     return parsed, avro_to_arrow_schema(record, "log block schema")
 
 
-def decode_avro_block(block: LogBlock, columns: Collection[str] | None = None) -> pa.Table:
-    """Records of an Avro data block, in the block's writer schema: of its
-    fields, those in ``columns`` (None: all), which flat schemas decode alone."""
+def _avro_decoder(block: LogBlock) -> BlockDecoder:
     if block.schema is None:
         raise HudiSchemaError(f"{block.where()} has no SCHEMA header")
     _writer_schema(block.schema)  # reports unresolvable schemas with the block's location
-    decoder = decoder_for(block.schema)
+    return decoder_for(block.schema)
+
+
+def decode_avro_block(block: LogBlock, columns: Collection[str] | None = None) -> pa.Table:
+    """Records of an Avro data block, in the block's writer schema: of its
+    fields, those in ``columns`` (None: all), which flat schemas decode alone."""
+    decoder = _avro_decoder(block)
     content = bytes(block.content)
     try:
         version = _I32.unpack_from(content, 0)[0]
@@ -135,13 +139,9 @@ def _holds_strings(dtype: pa.DataType) -> bool:
 def decode_parquet_block(block: LogBlock, columns: Collection[str] | None = None) -> pa.Table:
     """Records of a Parquet data block: of its columns, those in ``columns`` (None: all)."""
     try:
-        source = pa.BufferReader(bytes(block.content))
-        if columns is not None:
-            present = pq.read_schema(source).names
-            source.seek(0)
-            table = pq.read_table(source, columns=[n for n in present if n in columns])
-        else:
-            table = pq.read_table(source)
+        pf = pq.ParquetFile(pa.BufferReader(bytes(block.content)))
+        names = None if columns is None else [n for n in pf.schema_arrow.names if n in columns]
+        table = pf.read(columns=names)
         # The Parquet reader does not check that strings are UTF-8; bad ones
         # would only fail in whatever consumes the batch later. Only columns
         # holding strings need the (full, costly) check.
@@ -204,10 +204,7 @@ def data_block_columns(block: LogBlock) -> list[str]:
             return pq.read_schema(pa.BufferReader(bytes(block.content))).names
         except (pa.ArrowException, OSError, UnicodeDecodeError, MemoryError) as exc:
             raise HudiCorruptFileError(f"Cannot decode the Parquet content of {block.where()}: {exc}") from exc
-    if block.schema is None:
-        raise HudiSchemaError(f"{block.where()} has no SCHEMA header")
-    _writer_schema(block.schema)
-    return decoder_for(block.schema).arrow.names
+    return _avro_decoder(block).arrow.names
 
 
 DATA_DECODERS = {

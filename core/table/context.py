@@ -11,6 +11,7 @@ from hudi_ray.core.base_file import FooterCache
 from hudi_ray.core.config import TableConfig, load_table_config
 from hudi_ray.core.config.tunables import PLANNING_TUNABLES
 from hudi_ray.core.merge import MergeConfig, resolve_merge_config
+from hudi_ray.core.merge.merger import RECORD_KEY
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.schema import avro_to_arrow_schema, meta_fields_schema
 from hudi_ray.core.schema.avro import META_FIELDS, parse_avro_schema
@@ -86,7 +87,7 @@ class TableContext:
         """Columns merging needs besides the caller's: the record key and the
         ordering fields. (Commit times are the read plan's to add, when it masks by them.)"""
         cfg = self.merge_config()
-        cols = [META_FIELDS[2]] if self.config.populates_meta_fields else []  # _hoodie_record_key
+        cols = [RECORD_KEY] if self.config.populates_meta_fields else []
         cols += list(cfg.record_key_fields) + list(cfg.ordering_fields)
         return cols
 
