@@ -456,14 +456,14 @@ class HudiFileGroupReader:
 
     # -- public API --------------------------------------------------------------
 
-    def _read_slice(
+    def _slice_rows(
         self,
         file_slice: HudiFileSlice,
         options: HudiReadOptions,
         commit_times: frozenset[str] | None = None,
         visibility: Visibility | None = None,
-    ) -> pa.RecordBatch:
-        table = self._rows(
+    ) -> pa.Table:
+        return self._rows(
             file_slice.base_file_relative_path() or None,
             file_slice.log_files_relative_paths(),
             file_slice.partition_path,
@@ -471,7 +471,15 @@ class HudiFileGroupReader:
             commit_times,
             visibility,
         )
-        return self._one_batch(table)
+
+    def _read_slice(
+        self,
+        file_slice: HudiFileSlice,
+        options: HudiReadOptions,
+        commit_times: frozenset[str] | None = None,
+        visibility: Visibility | None = None,
+    ) -> pa.RecordBatch:
+        return self._one_batch(self._slice_rows(file_slice, options, commit_times, visibility))
 
     def read_file_slice(
         self,
@@ -493,13 +501,18 @@ class HudiFileGroupReader:
         *,
         commit_times: frozenset[str] | None = None,
         visibility: Visibility | None = None,
+        contiguous: bool = True,
     ) -> list[pa.RecordBatch]:
         """``read_file_slice`` of each slice, in order, with the same arguments.
 
         Slices that read only their base file are decoded file by file, but
         consecutive small ones of one file schema are conformed, masked and cut
         into batches together: for files of a few rows that work costs more
-        per slice than decoding the file. Errors still name the file."""
+        per slice than decoding the file. Errors still name the file.
+
+        Without ``contiguous``, a merged slice gives its rows as the merge
+        left them (the kept base rows, then the log's), in a batch each,
+        instead of one batch: joining them would copy the whole slice once more."""
         opts = self._options(options)
         read_optimized = opts.use_read_optimized()
         out: list[pa.RecordBatch] = []
@@ -510,7 +523,10 @@ class HudiFileGroupReader:
             if not base_rel or (s.log_file_names and not read_optimized):
                 out.extend(self._conformed_run(run))
                 run, held = [], 0
-                out.append(self._read_slice(s, opts, commit_times, visibility))
+                if contiguous:
+                    out.append(self._read_slice(s, opts, commit_times, visibility))
+                else:
+                    out.extend(self._slice_rows(s, opts, commit_times, visibility).to_batches())
                 continue
             plan = self._plan(
                 opts, functools.partial(self.context.storage.uri, base_rel), commit_times, False, base_rel

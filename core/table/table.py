@@ -232,8 +232,13 @@ class HudiTable:
         tunables = request.tunables
 
         def some(group: list[HudiFileSlice]) -> list[pa.RecordBatch]:
+            # A merged slice may come as more than one batch: ``read`` promises batches, not one per slice.
             return reader.read_file_slices(
-                group, request.options, commit_times=files.commit_times, visibility=files.visibility
+                group,
+                request.options,
+                commit_times=files.commit_times,
+                visibility=files.visibility,
+                contiguous=False,
             )
 
         # Small slices go in groups, which the reader finishes together; a
