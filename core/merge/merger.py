@@ -112,6 +112,24 @@ class LogRecords:
     def __len__(self) -> int:
         return self._rows
 
+    def rows(self, seqs: np.ndarray) -> pa.Table:
+        """The records at ``seqs`` (sorted, distinct processing positions), in
+        ``schema``. Gathered block by block: a block whose every record is
+        asked for is taken as it is, and no block is joined to another first
+        (a gather across chunks copies them all into one)."""
+        out = []
+        start = 0
+        for piece in self._pieces:
+            n = piece.num_rows
+            lo, hi = np.searchsorted(seqs, (start, start + n))
+            if hi > lo:
+                data = piece.select(self.schema.names)
+                out.append(data if hi - lo == n else data.take(seqs[lo:hi] - start))
+            start += n
+        if not out:
+            return self.schema.empty_table()
+        return pa.concat_tables([conform_table(t, self.schema) for t in out])
+
     def table(self) -> pa.Table:
         extra = [
             pa.field(_KEY, pa.string()),
@@ -262,7 +280,7 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
     emit = ~_flags(narrow.column(_DEL))[winners]
 
     if not has_base:
-        return conform_table(log.select(schema.names).take(np.sort(winners[emit])), schema)
+        return logs.rows(np.sort(winners[emit]))
 
     matched = np.flatnonzero(codes.base >= 0)
     base_keep = np.ones(base.num_rows, dtype=bool)
@@ -274,5 +292,5 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
         base_keep[matched[wins]] = False
         emit[matched_codes[~wins]] = False
     kept = base.filter(pa.array(base_keep)) if not base_keep.all() else base
-    added = conform_table(log.select(schema.names).take(np.sort(winners[emit])), schema)
+    added = logs.rows(np.sort(winners[emit]))
     return pa.concat_tables([conform_table(kept, schema), added])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
@@ -224,3 +225,25 @@ def test_delete_ordering_values_cast_as_one_value_at_a_time_would(values: list, 
     got = _ordering_array(values, ct, dtype)
     assert got.type == dtype
     assert got.to_pylist() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 6), min_size=1, max_size=4),
+    deletes_after=st.integers(0, 4),
+    data=st.data(),
+)
+def test_log_rows_gather_block_by_block(sizes: list[int], deletes_after: int, data: st.DataObject) -> None:
+    """``LogRecords.rows`` (blocks gathered one by one, a wholly asked block
+    taken as it is) returns what a gather over all records joined would."""
+    logs = LogRecords(SCHEMA, _cfg(MergeMode.EVENT_TIME_ORDERING))
+    for i, n in enumerate(sizes):
+        if i == deletes_after:
+            logs.add_deletes(["a", "b"], [1, 2], [False, True])
+        keys = [f"k{i}-{j}" for j in range(n)]
+        logs.add_data(pa.table({"_hoodie_record_key": keys, "ts": list(range(n)), "v": keys}), f"block {i}")
+    seqs = sorted(data.draw(st.sets(st.integers(0, max(len(logs) - 1, 0)), max_size=len(logs))))
+    got = logs.rows(np.array(seqs, dtype=np.int64))
+    expected = logs.table().select(SCHEMA.names).take(pa.array(seqs, pa.int64()))
+    assert got.schema.equals(SCHEMA)
+    assert got.to_pylist() == expected.to_pylist()
