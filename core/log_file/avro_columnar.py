@@ -21,11 +21,18 @@ _I32 = struct.Struct(">i")
 _PRIMITIVE = {"boolean", "int", "long", "float", "double", "bytes", "string"}
 # A varint has at most 10 bytes for 64 bits, 7 payload bits each.
 _VARINT_SHIFTS = np.arange(0, 70, 7, dtype=np.uint64)
+# Eight varint bytes in a little-endian word: their continuation bits, their
+# payload bits, and the steps that pack the payload's 7-bit groups together
+# (pairs into 14 bits, then 28, then 56; each step shifts every odd group down).
+_CONTINUATION_BITS = np.uint64(0x8080808080808080)
+_PAYLOAD_BITS = np.uint64(0x7F7F7F7F7F7F7F7F)
+_PACK_STEPS = (
+    (np.uint64(0x00FF00FF00FF00FF), np.uint64(1)),
+    (np.uint64(0x0000FFFF0000FFFF), np.uint64(2)),
+    (np.uint64(0x00000000FFFFFFFF), np.uint64(4)),
+)
 # Zero bytes after a block's content (see _Cursor._items).
 _PAD = 16
-# Arrow's binary view: a length, then 12 bytes (an inline value, or a prefix,
-# a buffer index and an offset).
-_VIEW = np.dtype([("length", "<i4"), ("inline", "V12")])
 # Data windows of binary views: int32 offsets reach 2 GiB; windows start every
 # 1 GiB so that any value of up to 1 GiB lies whole in the one it starts in.
 _WINDOW = 2**31 - 1
@@ -105,6 +112,13 @@ class _Cursor:
             raise ValueError("record lengths run past the end of the block")
         self.pos = starts_arr
         self.ends = ends
+        # The content bytes alone, for gathers that clamp to its last byte.
+        self.data = self.buf[: len(content)]
+        # Eight bytes at every position as one little-endian word (unaligned
+        # loads), so that a gather of up to 8 bytes is one fixed-width gather;
+        # positions reach 8 bytes into the padding (a view's tail starts 4
+        # bytes after a value that may start at the content's end).
+        self.words = np.ndarray((len(content) + _PAD - 7,), dtype="<u8", buffer=self.buf, strides=(1,))
 
     def _at(self, rows: np.ndarray | None) -> np.ndarray:
         return self.pos if rows is None else self.pos[rows]
@@ -123,42 +137,65 @@ class _Cursor:
             i = int(over[0])
             raise ValueError(f"record {i} decodes past its length, at content offset {int(self.ends[i])}")
 
-    def _varint_bytes(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-        """(first byte, the 10 bytes from each of ``pos``, index of each
-        varint's last byte); the last two None when every varint is one byte."""
-        first = self.buf[np.minimum(pos, self.last)]
+    def _varints(self, pos: np.ndarray, values: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(each varint's index of its last byte, its unsigned value before
+        zigzag decoding; the values only when asked) at each of ``pos``."""
+        first = self.first_bytes(pos)
         if len(first) == 0 or int(first.max()) < 0x80:
             # One byte each, as union branches and small values are.
-            return first, None, None
-        # Up to 10 bytes of every row in one gather of 10-byte items; a row's
-        # varint ends at its first byte without the continuation bit.
+            return np.zeros(len(pos), dtype=np.int64), first.astype(np.uint64)
         if int(pos.max()) > self.last:
             raise ValueError("varint runs past the end of the block")
+        # Up to 8 bytes as one little-endian word per row: a varint ends at its
+        # first byte without the continuation bit, the lowest such bit here.
+        word = self.words[pos]
+        stop = ~word & _CONTINUATION_BITS
+        lowest = stop & (~stop + np.uint64(1))
+        with np.errstate(divide="ignore", invalid="ignore"):  # rows without a stop bit: fixed below
+            ends = (np.log2(lowest.astype(np.float64)).astype(np.int64) - 7) >> 3
+        wide = np.flatnonzero(stop == 0)  # 9 or 10 bytes: values of 56 bits or more
+        raw = np.zeros(0, dtype=np.uint64)
+        if values:
+            # Bytes past the varint cleared, continuation bits dropped, and the
+            # 7-bit groups packed together in three steps of halving shifts.
+            raw = word & ((lowest << np.uint64(1)) - np.uint64(1)) & _PAYLOAD_BITS
+            for mask, shift in _PACK_STEPS:
+                raw = (raw & mask) | ((raw & ~mask) >> shift)
+        if len(wide):
+            wide_ends, wide_raw = self._wide_varints(pos[wide])
+            ends[wide] = wide_ends
+            if values:
+                raw[wide] = wide_raw
+        return ends, raw
+
+    def _wide_varints(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``_varints`` of varints longer than 8 bytes, from 10-byte gathers."""
         window = self._items(pos, 10).view(np.uint8).reshape(len(pos), 10)
         more = window >= 0x80
         if more.all(axis=1).any():
             raise ValueError("varint longer than 10 bytes")
-        return first, window, np.argmin(more, axis=1)
+        ends = np.argmin(more, axis=1)
+        raw = np.zeros(len(pos), dtype=np.uint64)
+        for k in range(int(ends.max()) + 1):
+            raw |= ((window[:, k] & 0x7F).astype(np.uint64) * (ends >= k)) << _VARINT_SHIFTS[k]
+        return ends, raw
+
+    def first_bytes(self, pos: np.ndarray) -> np.ndarray:
+        """The byte at each of ``pos``; a position past the content reads its last byte."""
+        return np.take(self.data, pos, mode="clip")
 
     def varint(self, rows: np.ndarray | None) -> np.ndarray:
         """Zigzag varint (int64) at the cursor of ``rows`` (None: every record); advances them."""
         pos = self._at(rows)
-        first, window, ends = self._varint_bytes(pos)
-        if window is None or ends is None:
-            self._advance(rows, pos + 1)
-            value = first.astype(np.int64)
-            return (value >> 1) ^ -(value & 1)
+        ends, raw = self._varints(pos, values=True)
         self._advance(rows, pos + ends + 1)
-        wide = np.zeros(len(pos), dtype=np.uint64)
-        for k in range(int(ends.max()) + 1):
-            wide |= ((window[:, k] & 0x7F).astype(np.uint64) * (ends >= k)) << _VARINT_SHIFTS[k]
-        return (wide >> np.uint64(1)).astype(np.int64) ^ -(wide & np.uint64(1)).astype(np.int64)
+        return (raw >> np.uint64(1)).astype(np.int64) ^ -(raw & np.uint64(1)).astype(np.int64)
 
     def skip_varint(self, rows: np.ndarray | None) -> None:
         """Advance ``rows`` past a varint each, without assembling its value."""
         pos = self._at(rows)
-        _, _, ends = self._varint_bytes(pos)
-        self._advance(rows, pos + 1 if ends is None else pos + ends + 1)
+        ends, _ = self._varints(pos, values=False)
+        self._advance(rows, pos + ends + 1)
 
     def skip(self, rows: np.ndarray | None, width: int | np.ndarray) -> None:
         """Advance ``rows`` by ``width`` bytes each (one width, or one per row)."""
@@ -198,24 +235,27 @@ class _Cursor:
             if int((starts + lengths).max()) > self.last + 1:
                 raise ValueError(f"a value length of up to {int(lengths.max())} bytes runs past the end of the block")
         self._advance(rows, starts + lengths)
-        # A view is 16 bytes: the length, then the value itself when it has at
-        # most 12 bytes, else its first 4 bytes, a buffer index and an offset.
-        # Inline bytes past a value's length are not zeroed: the array only
-        # lives to be cast, which copies each value's own bytes.
-        views = np.zeros(n, dtype=_VIEW)
-        where = slice(None) if rows is None else rows
-        views["length"][where] = lengths
-        views["inline"][where] = self._items(starts, 12)
-        words = views.view("<i4").reshape(n, 4)
+        # A view is 16 bytes, two little-endian words here: the length and the
+        # value's first 4 bytes, then its next 8 bytes when it has at most 12,
+        # else a buffer index and an offset. Inline bytes past a value's length
+        # are not zeroed: the array only lives to be cast, which copies each
+        # value's own bytes.
+        head = (self.words[starts] << np.uint64(32)) | lengths.astype(np.uint64)
+        tail = self.words[starts + 4]
         long = np.flatnonzero(lengths > 12)
         if len(long):
-            at = slice(None) if rows is None and len(long) == n else long if rows is None else rows[long]
             # Offsets are int32: a block past 2 GiB is cut into overlapping
             # windows, each value addressed in the window it starts in.
-            words[at, 2] = starts[long] // _WINDOW_STEP
-            words[at, 3] = starts[long] % _WINDOW_STEP
-            if int((starts[long] % _WINDOW_STEP + lengths[long]).max()) > _WINDOW:
+            at = starts[long]
+            if int((at % _WINDOW_STEP + lengths[long]).max()) > _WINDOW:
                 raise ValueError("a value too long to address in the block")
+            tail[long] = ((at % _WINDOW_STEP) << 32 | at // _WINDOW_STEP).astype(np.uint64)
+        if rows is None:
+            views = np.stack((head, tail), axis=1)
+        else:
+            views = np.zeros((n, 2), dtype=np.uint64)
+            views[rows, 0] = head
+            views[rows, 1] = tail
         content = pa.py_buffer(self.content)
         size = len(self.content)
         windows = [content.slice(i, min(_WINDOW, size - i)) for i in range(0, max(size, 1), _WINDOW_STEP)]
@@ -242,10 +282,12 @@ def _present_rows(cur: _Cursor, branch: int | None) -> tuple[np.ndarray | None, 
     or None for every row), reading the union branch of a nullable field."""
     if branch is None:
         return None, None
-    index = cur.varint(None)
-    valid = index == branch
-    if not np.all(valid | (index == 1 - branch)):
+    # A branch of a two-branch union is the one-byte zigzag varint 0 or 2.
+    index = cur.first_bytes(cur.pos)
+    if np.any(index & 0xFD):
         raise ValueError("union branch out of range")
+    cur.pos = cur.pos + 1
+    valid = index == 2 * branch
     return valid, (None if valid.all() else np.flatnonzero(valid))
 
 
