@@ -130,7 +130,8 @@ class LogRecords:
             return self.schema.empty_table()
         return pa.concat_tables([conform_table(t, self.schema) for t in out])
 
-    def table(self) -> pa.Table:
+    def table(self, columns: Sequence[str] | None = None) -> pa.Table:
+        """Every record, with its key, sequence and delete flags; only ``columns`` (None: all)."""
         extra = [
             pa.field(_KEY, pa.string()),
             pa.field(_SEQ, pa.int64()),
@@ -138,7 +139,10 @@ class LogRecords:
             pa.field(_CTDEL, pa.bool_()),
         ]
         schema = pa.schema([*_nullable(self.schema), *extra])
-        return pa.concat_tables([p.cast(schema) for p in self._pieces]) if self._pieces else schema.empty_table()
+        if columns is not None:
+            schema = pa.schema([schema.field(c) for c in columns])
+        pieces = [p.select(schema.names).cast(schema) for p in self._pieces]
+        return pa.concat_tables(pieces) if pieces else schema.empty_table()
 
 
 def _nullable(schema: pa.Schema) -> pa.Schema:
@@ -268,11 +272,10 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
     schema = logs.schema
     if len(logs) == 0:
         return base if base is not None else schema.empty_table()
-    log = logs.table()
     # Who wins is decided on a narrow table (keys, sequence, delete flags and
-    # ordering values); the wide rows are gathered once, at the end.
+    # ordering values); the wide rows are gathered once, at the end (``rows``).
     decide = [_KEY, _SEQ, _DEL, _CTDEL, *(f for f in cfg.ordering_fields if f not in (_KEY, _SEQ))]
-    narrow = log.select(list(dict.fromkeys(decide)))
+    narrow = logs.table(list(dict.fromkeys(decide)))
     has_base = base is not None and base.num_rows > 0
     base_keys = one_array(record_keys(base, cfg).cast(pa.string())) if has_base else None
     codes = _key_codes(one_array(narrow.column(_KEY)), base_keys)

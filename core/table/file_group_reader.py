@@ -472,15 +472,6 @@ class HudiFileGroupReader:
             visibility,
         )
 
-    def _read_slice(
-        self,
-        file_slice: HudiFileSlice,
-        options: HudiReadOptions,
-        commit_times: frozenset[str] | None = None,
-        visibility: Visibility | None = None,
-    ) -> pa.RecordBatch:
-        return self._one_batch(self._slice_rows(file_slice, options, commit_times, visibility))
-
     def read_file_slice(
         self,
         file_slice: HudiFileSlice,
@@ -492,7 +483,7 @@ class HudiFileGroupReader:
         """The slice's rows as one batch. A read plan passes ``commit_times``
         (incremental reads: the instants whose rows to return) and
         ``visibility`` (which instants' log blocks the read sees)."""
-        return self._read_slice(file_slice, self._options(options), commit_times, visibility)
+        return self._one_batch(self._slice_rows(file_slice, self._options(options), commit_times, visibility))
 
     def read_file_slices(
         self,
@@ -523,10 +514,8 @@ class HudiFileGroupReader:
             if not base_rel or (s.log_file_names and not read_optimized):
                 out.extend(self._conformed_run(run))
                 run, held = [], 0
-                if contiguous:
-                    out.append(self._read_slice(s, opts, commit_times, visibility))
-                else:
-                    out.extend(self._slice_rows(s, opts, commit_times, visibility).to_batches())
+                rows = self._slice_rows(s, opts, commit_times, visibility)
+                out.extend([self._one_batch(rows)] if contiguous else rows.to_batches())
                 continue
             plan = self._plan(
                 opts, functools.partial(self.context.storage.uri, base_rel), commit_times, False, base_rel
@@ -545,7 +534,7 @@ class HudiFileGroupReader:
         return out
 
     def _conformed_run(self, run: Sequence[_BaseRead]) -> list[pa.RecordBatch]:
-        """One batch per file of ``run`` (base files read alike), as ``_read_slice`` gives them."""
+        """One batch per file of ``run`` (base files read alike), as ``read_file_slice`` gives them."""
         if not run:
             return []
         first = run[0]
