@@ -169,8 +169,9 @@ class LanceReader:
             return reader, projected
         return (self._open(rel, cols) if cols else reader), projected
 
-    def read(self, rel: str, columns: Sequence[str] | None = None) -> pa.Table:
-        """The file's ``columns`` (None: all); names the file lacks are left out."""
+    def read(self, rel: str, columns: Sequence[str] | None = None, *, encoded: bool = False) -> pa.Table:
+        """The file's ``columns`` (None: all); names the file lacks are left out.
+        Columns come as the file stores them, ``encoded`` or not."""
         with _errors(self.storage.uri(rel)):
             reader, schema = self._projected(rel, columns)
             if not schema.names:

@@ -217,13 +217,17 @@ class ParquetReader:
         present = set(names)
         return [c for c in columns if c in present]
 
-    def read(self, rel: str, columns: Sequence[str] | None = None) -> pa.Table:
+    def read(self, rel: str, columns: Sequence[str] | None = None, *, encoded: bool = False) -> pa.Table:
+        """With ``encoded``, text columns of small dictionaries stay dictionary
+        arrays: a caller that drops rows before casting to plain text
+        (``conform_table``) expands only the rows it keeps."""
         with _errors(self.storage, rel):
             pf, small = self._open_for_read(rel)
             cols = self._columns(pf, columns)
             md = pf.metadata
             threaded = _threaded(md.num_rows, md.num_columns if cols is None else len(cols))
-            return _plain(pf.read(columns=cols, use_threads=threaded), small)
+            data = pf.read(columns=cols, use_threads=threaded)
+            return data if encoded else _plain(data, small)
 
     def iter_row_groups(self, rel: str, columns: Sequence[str] | None) -> Iterator[pa.Table]:
         """Each row group as a table (an empty table for a file without rows)."""

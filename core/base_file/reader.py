@@ -23,8 +23,9 @@ class BaseFileReader(Protocol):
 
     def num_rows(self, rel: str) -> int: ...
 
-    def read(self, rel: str, columns: Sequence[str] | None = None) -> pa.Table:
-        """The file's ``columns`` (None: all); names the file lacks are left out."""
+    def read(self, rel: str, columns: Sequence[str] | None = None, *, encoded: bool = False) -> pa.Table:
+        """The file's ``columns`` (None: all); names the file lacks are left out.
+        With ``encoded``, text columns may come as dictionary arrays of their type."""
         ...
 
     def iter_tables(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.Table]:

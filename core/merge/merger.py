@@ -44,6 +44,12 @@ def record_keys(table: pa.Table, cfg: MergeConfig) -> pa.ChunkedArray:
     return pc.binary_join_element_wise(*parts, ",")
 
 
+def compared_columns(cfg: MergeConfig) -> frozenset[str]:
+    """Columns whose values the merge compares (keys, ordering values): the
+    others it only carries, and may carry dictionary-encoded."""
+    return frozenset((RECORD_KEY, *cfg.record_key_fields, *cfg.ordering_fields))
+
+
 @dataclass
 class LogRecords:
     """Log records of one file slice in processing order: data rows and deletes."""
@@ -268,10 +274,12 @@ def _flags(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
 
 
 def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> pa.Table:
-    """Merge ``base`` (rows in ``logs.schema``) with the log records."""
+    """Merge ``base`` with the log records. ``base`` is in ``logs.schema``,
+    except that columns other than ``compared_columns`` may be dictionary
+    arrays of their type: they are cast once the replaced rows are dropped."""
     schema = logs.schema
     if len(logs) == 0:
-        return base if base is not None else schema.empty_table()
+        return conform_table(base, schema) if base is not None else schema.empty_table()
     # Who wins is decided on a narrow table (keys, sequence, delete flags and
     # ordering values); the wide rows are gathered once, at the end (``rows``).
     decide = [_KEY, _SEQ, _DEL, _CTDEL, *(f for f in cfg.ordering_fields if f not in (_KEY, _SEQ))]

@@ -1,6 +1,6 @@
 """Schema: Avro schemas (as Hudi stores them) converted to Arrow."""
 
-from hudi_ray.core.schema.arrow import conform_table, meta_fields_schema, one_array
+from hudi_ray.core.schema.arrow import conform_table, encoded_target, meta_fields_schema, one_array
 from hudi_ray.core.schema.avro import (
     META_FIELDS,
     avro_schema_with_meta_fields,
@@ -13,6 +13,7 @@ __all__ = [
     "avro_schema_with_meta_fields",
     "avro_to_arrow_schema",
     "conform_table",
+    "encoded_target",
     "meta_fields_schema",
     "one_array",
     "parse_avro_schema",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable, Mapping
 
 import pyarrow as pa
@@ -20,6 +21,23 @@ def one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     if isinstance(values, pa.ChunkedArray):
         return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     return values
+
+
+@functools.lru_cache(maxsize=64)
+def encoded_target(target: pa.Schema, source: pa.Schema, plain: frozenset[str]) -> pa.Schema:
+    """``target`` with the columns that ``source`` holds as dictionaries of
+    their target type (other than ``plain``) left as those dictionaries, for
+    data conformed once before and once after dropping rows. Cached: equal
+    arguments give the same schema object, which ``conform_table`` recognises
+    cheaply."""
+    fields = []
+    for f in target:
+        i = source.get_field_index(f.name)
+        t = source.field(i).type if i >= 0 else None
+        if f.name not in plain and pa.types.is_dictionary(t) and t.value_type.equals(f.type):
+            f = f.with_type(t)
+        fields.append(f)
+    return pa.schema(fields, metadata=target.metadata)
 
 
 def conform_table(

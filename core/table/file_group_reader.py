@@ -19,8 +19,8 @@ from hudi_ray.core.expr import Filter, filters_to_expression
 from hudi_ray.core.file_group import HudiFileSlice, Visibility, parse_base_file_name, snapshot_visibility
 from hudi_ray.core.log_file import BlockType, LogBlock, LogScanner, read_log_blocks
 from hudi_ray.core.log_file.content import DATA_DECODERS, data_block_columns, decode_delete_block
-from hudi_ray.core.merge import LogRecords, MergeConfig, MergeMode, merge_records
-from hudi_ray.core.schema import conform_table, parse_avro_schema
+from hudi_ray.core.merge import LogRecords, MergeConfig, MergeMode, compared_columns, merge_records
+from hudi_ray.core.schema import conform_table, encoded_target, parse_avro_schema
 from hudi_ray.core.schema.arrow import check_missing_columns
 from hudi_ray.core.schema.required import RequiredColumns
 from hudi_ray.core.storage import Storage
@@ -305,11 +305,17 @@ class HudiFileGroupReader:
     def _base_reader(self, base_rel: str) -> BaseFileReader:
         return base_file_reader(self.context.storage, base_rel, self.context.footers)
 
-    def _read_base(self, base_rel: str, partition_path: str, schema: pa.Schema) -> pa.Table:
+    def _read_base(
+        self, base_rel: str, partition_path: str, schema: pa.Schema, plain: frozenset[str] | None = None
+    ) -> pa.Table:
+        """The base file's rows in ``schema``. Given ``plain``, text columns
+        other than those may stay dictionary arrays (see ``encoded_target``)."""
         reader = self._base_reader(base_rel)
-        data = reader.read(base_rel, schema.names)
+        data = reader.read(base_rel, schema.names, encoded=plain is not None)
         constants = self._constants(partition_path)
         self._check_base_columns(reader, base_rel, data, schema, constants)
+        if plain is not None:
+            schema = encoded_target(schema, data.schema, plain)
         return conform_table(data, schema, constants, self.context.storage.uri(base_rel))
 
     def _required_columns(self) -> RequiredColumns:
@@ -363,8 +369,11 @@ class HudiFileGroupReader:
     ) -> pa.Table:
         ctx = self.context
         schema = plan.read_schema
-        base = self._read_base(base_rel, partition_path, schema) if base_rel else None
         cfg = _ordering_in(ctx.merge_config(), schema)
+        # The merge drops the base rows the log replaces before it casts the
+        # rest to the read schema: text columns of small dictionaries expand
+        # only for the kept rows. Keys and ordering values are compared plain.
+        base = self._read_base(base_rel, partition_path, schema, compared_columns(cfg)) if base_rel else None
         records = LogRecords(schema, cfg)
         # Only the columns the merge uses are decoded: a projection skips the rest of every block.
         needed = records.data_columns()

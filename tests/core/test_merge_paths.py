@@ -33,6 +33,7 @@ import pytest
 
 import hudi_ray
 from hudi_ray import HudiReadOptions
+from hudi_ray.core.base_file.parquet import _dictionary_columns
 from hudi_ray.core.log_file import BlockType, LogBlock, read_log_blocks
 from hudi_ray.core.log_file.avro_decode import decoder_for
 from hudi_ray.core.log_file.content import decode_avro_block
@@ -290,3 +291,27 @@ def test_nested_log_records(tmp_path: Path, kind: str) -> None:
         expected = _fastavro_table(block)
         assert got.schema.equals(expected.schema)
         assert got.equals(expected)
+
+
+# -- 5. base files whose text columns are read as dictionaries ---------------------------------------
+
+
+def test_dictionary_text_columns_of_a_large_base_file(tmp_path: Path) -> None:
+    """A base file large enough that its small-dictionary text columns (commit
+    time, file name, and here the ordering field) are read as dictionaries: the
+    merge keeps the carried ones encoded until the replaced rows are dropped,
+    and compares the ordering field's values, not its dictionary codes."""
+    n = 132_000  # with the meta fields, 8 columns: past the threaded-decode size of 2**20 values
+    rng = random.Random("dictionary")
+    t = _Table(tmp_path / "t", _rows(range(n), "a", [rng.choice("bd") for _ in range(n)], pa.string()))
+    (base,) = (tmp_path / "t").glob("*.parquet")
+    assert {"ts", "_hoodie_commit_time", "_hoodie_file_name"} <= set(_dictionary_columns(pq.ParquetFile(base)))
+    updated = rng.sample(range(n), n // 5)
+    # "c" beats a base row's "b" and loses to its "d".
+    t.upsert(_rows(updated, "u", ["c"] * len(updated), pa.string()))
+    t.delete(rng.sample(range(n), n // 100), ["z"] * (n // 100))
+    rows = t.by_id()
+    won = [k for k in updated if k in rows and rows[k]["name"].startswith("u")]
+    lost = [k for k in updated if k in rows and rows[k]["name"].startswith("a")]
+    assert won and lost and len(rows) < n
+    assert all(rows[k]["ts"] == "c" for k in won) and all(rows[k]["ts"] == "d" for k in lost)
