@@ -36,7 +36,7 @@ _PAD = 16
 # Data windows of binary views: int32 offsets reach 2 GiB; windows start every
 # 1 GiB so that any value of up to 1 GiB lies whole in the one it starts in.
 _WINDOW = 2**31 - 1
-_WINDOW_STEP = 2**30
+_WINDOW_STEP = 2**30  # a power of two: a position splits into window and offset by bits
 
 
 class UnsupportedSchema(Exception):
@@ -77,12 +77,13 @@ def plan_fields(record: dict[str, Any]) -> list[tuple[str, int | None, Any]]:
 
 
 class _Cursor:
-    def __init__(self, content: bytes, count: int) -> None:
-        self.content = content
+    def __init__(self, content: bytes | memoryview, count: int) -> None:
         # Padded so that a gather of up to _PAD bytes at any position within
         # the block stays in bounds; what it reads past the end is never used.
-        self.buf = np.zeros(len(content) + _PAD, dtype=np.uint8)
+        # The one copy of the content: string values point into it.
+        self.buf = np.empty(len(content) + _PAD, dtype=np.uint8)
         self.buf[: len(content)] = np.frombuffer(content, dtype=np.uint8)
+        self.buf[len(content) :] = 0
         self.last = len(content) - 1
         # The length prefixes chain record to record, so this walk is sequential;
         # a plain list keeps it to one C call per record.
@@ -151,8 +152,9 @@ class _Cursor:
         word = self.words[pos]
         stop = ~word & _CONTINUATION_BITS
         lowest = stop & (~stop + np.uint64(1))
-        with np.errstate(divide="ignore", invalid="ignore"):  # rows without a stop bit: fixed below
-            ends = (np.log2(lowest.astype(np.float64)).astype(np.int64) - 7) >> 3
+        # ``lowest`` is 2 ** (8 * end + 7), exact as a double: its exponent field
+        # gives the end (rows without a stop bit are 0 here, and fixed below).
+        ends = ((lowest.astype(np.float64).view(np.int64) >> 52) - (1023 + 7)) >> 3
         wide = np.flatnonzero(stop == 0)  # 9 or 10 bytes: values of 56 bits or more
         raw = np.zeros(0, dtype=np.uint64)
         if values:
@@ -220,7 +222,7 @@ class _Cursor:
         one opaque item each: a gather of items, not of bytes."""
         if width > _PAD:
             return self.buf[pos[:, None] + np.arange(width)].view(f"V{width}").reshape(-1)
-        items = np.ndarray((len(self.content) + 1,), dtype=f"V{width}", buffer=self.buf, strides=(1,))
+        items = np.ndarray((len(self.data) + 1,), dtype=f"V{width}", buffer=self.buf, strides=(1,))
         return items[pos]
 
     def views(self, rows: np.ndarray | None, n: int) -> pa.Array:
@@ -247,19 +249,39 @@ class _Cursor:
             # Offsets are int32: a block past 2 GiB is cut into overlapping
             # windows, each value addressed in the window it starts in.
             at = starts[long]
-            if int((at % _WINDOW_STEP + lengths[long]).max()) > _WINDOW:
+            offset = at & (_WINDOW_STEP - 1)
+            if int((offset + lengths[long]).max()) > _WINDOW:
                 raise ValueError("a value too long to address in the block")
-            tail[long] = ((at % _WINDOW_STEP) << 32 | at // _WINDOW_STEP).astype(np.uint64)
+            tail[long] = (offset << 32 | at >> (_WINDOW_STEP.bit_length() - 1)).astype(np.uint64)
         if rows is None:
             views = np.stack((head, tail), axis=1)
         else:
             views = np.zeros((n, 2), dtype=np.uint64)
             views[rows, 0] = head
             views[rows, 1] = tail
-        content = pa.py_buffer(self.content)
-        size = len(self.content)
+        content = pa.py_buffer(self.data)
+        size = len(self.data)
         windows = [content.slice(i, min(_WINDOW, size - i)) for i in range(0, max(size, 1), _WINDOW_STEP)]
         return pa.Array.from_buffers(pa.binary_view(), n, [None, pa.py_buffer(views), *windows])
+
+
+def _copied_text(views: pa.Array, raw: pa.DataType) -> pa.Array:
+    """``views`` copied out of the block as ``raw``. Strings are checked to be
+    UTF-8, as invalid bytes would otherwise only fail in whatever consumes the
+    batch later, far from the file at fault. Arrow's cast from binary views
+    checks value by value; copying them as string views and checking the
+    copy's bytes at once, in full only when some are not ASCII, costs less."""
+    if not (pa.types.is_string(raw) or pa.types.is_large_string(raw)):
+        return views.cast(raw)
+    text = views.view(pa.string_view()).cast(raw)
+    offsets, data = text.buffers()[1:]
+    width = np.dtype(np.int32 if pa.types.is_string(raw) else np.int64)
+    ends = np.frombuffer(offsets, dtype=width, count=len(text) + 1, offset=text.offset * width.itemsize)
+    if data is not None and ends[-1] > ends[0]:
+        values = np.frombuffer(data, dtype=np.uint8, count=int(ends[-1] - ends[0]), offset=int(ends[0]))
+        if values.max() >= 0x80:
+            text.validate(full=True)
+    return text
 
 
 def _validity(valid: np.ndarray | None) -> pa.Buffer | None:
@@ -331,11 +353,8 @@ def _column(cur: _Cursor, n: int, branch: int | None, t: Any, raw: pa.DataType) 
         views = cur.views(rows, n)
         if mask is not None:
             views = pa.Array.from_buffers(views.type, n, [mask, *views.buffers()[1:]])
-        # The cast copies the values out of the block, and for strings checks
-        # that they are UTF-8: invalid bytes would otherwise only fail in
-        # whatever consumes the batch later, far from the file at fault.
         try:
-            return views.cast(raw)
+            return _copied_text(views, raw)
         except pa.ArrowInvalid as exc:
             raise ValueError(f"invalid UTF-8 in a string value ({exc})") from exc
     if kind == "fixed":
@@ -352,7 +371,7 @@ def _column(cur: _Cursor, n: int, branch: int | None, t: Any, raw: pa.DataType) 
 
 
 def decode_columnar(
-    content: bytes,
+    content: bytes | memoryview,
     count: int,
     fields: list[tuple[str, int | None, Any]],
     raw_schema: pa.Schema,

@@ -74,7 +74,7 @@ class BlockDecoder:
     fast: bool  # logical types only on top-level fields
     columnar: list[tuple[str, int | None, Any]] | None  # field plan when the schema is flat
 
-    def decode(self, content: bytes, count: int, columns: Collection[str] | None = None) -> pa.Table:
+    def decode(self, content: bytes | memoryview, count: int, columns: Collection[str] | None = None) -> pa.Table:
         """The block's records; only the fields in ``columns`` (None: all) when
         the schema is flat, else every field (the caller selects)."""
         if self.columnar is not None:

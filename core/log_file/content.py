@@ -103,7 +103,7 @@ def decode_avro_block(block: LogBlock, columns: Collection[str] | None = None) -
     """Records of an Avro data block, in the block's writer schema: of its
     fields, those in ``columns`` (None: all), which flat schemas decode alone."""
     decoder = _avro_decoder(block)
-    content = bytes(block.content)
+    content = block.content  # the decoders copy what they keep
     try:
         version = _I32.unpack_from(content, 0)[0]
         count = _I32.unpack_from(content, 4)[0]
