@@ -184,10 +184,13 @@ def _newer_wins(
     the newer), and always when it is a commit-time delete. Unknown ordering
     values compare as equal.
     """
+    if cfg.mode is MergeMode.COMMIT_TIME_ORDERING:
+        return pa.array(np.ones(len(new_idx) if new_idx is not None else new.num_rows, dtype=bool))
+    # Only the columns compared are gathered (``new`` also holds the keys).
+    compared = [*cfg.ordering_fields, *([_CTDEL] if _CTDEL in new.column_names else [])]
+    new = new.select(list(dict.fromkeys(compared)))
     n_rows = new.take(new_idx) if new_idx is not None else new
     o_rows = old.take(old_idx) if old_idx is not None else old
-    if cfg.mode is MergeMode.COMMIT_TIME_ORDERING:
-        return pa.array([True] * n_rows.num_rows)
     result = None
     equal_so_far = None
     for f in cfg.ordering_fields:
