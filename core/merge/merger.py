@@ -276,13 +276,26 @@ def _flags(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return np.asarray(one_array(column).fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> pa.Table:
-    """Merge ``base`` with the log records. ``base`` is in ``logs.schema``,
-    except that columns other than ``compared_columns`` may be dictionary
-    arrays of their type: they are cast once the replaced rows are dropped."""
-    schema = logs.schema
+@dataclass(frozen=True)
+class MergeDecision:
+    """What a merge of one slice returns: which base rows stay (``base_keep``,
+    a mask over the base rows; None when there is no base or every row stays)
+    and which log records (``log_rows``, their sorted processing positions)."""
+
+    base_keep: np.ndarray | None
+    log_rows: np.ndarray
+
+    def keeps_base(self) -> bool:
+        """Whether any base row stays (without a base: False)."""
+        return self.base_keep is None or bool(self.base_keep.any())
+
+
+def decide_merge(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> MergeDecision:
+    """Which base rows and log records a merge returns. ``base`` needs only
+    the ``compared_columns`` the base file has: the others are not looked at,
+    so a reader can decode them for the rows that stay, and only when some do."""
     if len(logs) == 0:
-        return conform_table(base, schema) if base is not None else schema.empty_table()
+        return MergeDecision(None, np.zeros(0, dtype=np.int64))
     # Who wins is decided on a narrow table (keys, sequence, delete flags and
     # ordering values); the wide rows are gathered once, at the end (``rows``).
     decide = [_KEY, _SEQ, _DEL, _CTDEL, *(f for f in cfg.ordering_fields if f not in (_KEY, _SEQ))]
@@ -292,9 +305,8 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
     codes = _key_codes(one_array(narrow.column(_KEY)), base_keys)
     winners = _winner_rows(narrow, codes, cfg)
     emit = ~_flags(narrow.column(_DEL))[winners]
-
     if not has_base:
-        return logs.rows(np.sort(winners[emit]))
+        return MergeDecision(None if base is None else np.zeros(0, dtype=bool), np.sort(winners[emit]))
 
     matched = np.flatnonzero(codes.base >= 0)
     base_keep = np.ones(base.num_rows, dtype=bool)
@@ -305,6 +317,23 @@ def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> 
         # Base rows the log matched but did not beat stay; their log winners are not emitted.
         base_keep[matched[wins]] = False
         emit[matched_codes[~wins]] = False
-    kept = base.filter(pa.array(base_keep)) if not base_keep.all() else base
-    added = logs.rows(np.sort(winners[emit]))
-    return pa.concat_tables([conform_table(kept, schema), added])
+    return MergeDecision(None if base_keep.all() else base_keep, np.sort(winners[emit]))
+
+
+def apply_merge(base: pa.Table | None, decision: MergeDecision, logs: LogRecords) -> pa.Table:
+    """The merged rows: ``base``'s kept rows, then the log's. ``base`` is in
+    ``logs.schema``, except that columns other than ``compared_columns`` may
+    be dictionary arrays of their type: they are cast once the replaced rows
+    are dropped. It may be None when the decision keeps no base row."""
+    schema = logs.schema
+    added = logs.rows(decision.log_rows) if len(decision.log_rows) else None
+    if base is None or not decision.keeps_base():
+        return added if added is not None else schema.empty_table()
+    keep = decision.base_keep
+    kept = conform_table(base if keep is None else base.filter(pa.array(keep)), schema)
+    return kept if added is None else pa.concat_tables([kept, added])
+
+
+def merge_records(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> pa.Table:
+    """Merge ``base`` with the log records (``decide_merge``, then ``apply_merge``)."""
+    return apply_merge(base, decide_merge(base, logs, cfg), logs)

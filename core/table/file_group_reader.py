@@ -14,12 +14,19 @@ import pyarrow.compute as pc
 
 from hudi_ray.core.base_file import BaseFileReader, base_file_reader
 from hudi_ray.core.config.keys import is_read_config
-from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFilterError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.expr import Filter, filters_to_expression
 from hudi_ray.core.file_group import HudiFileSlice, Visibility, parse_base_file_name, snapshot_visibility
 from hudi_ray.core.log_file import BlockType, LogBlock, LogScanner, read_log_blocks
 from hudi_ray.core.log_file.content import DATA_DECODERS, data_block_columns, decode_delete_block
-from hudi_ray.core.merge import LogRecords, MergeConfig, MergeMode, compared_columns, merge_records
+from hudi_ray.core.merge import (
+    LogRecords,
+    MergeConfig,
+    MergeMode,
+    apply_merge,
+    compared_columns,
+    decide_merge,
+)
 from hudi_ray.core.schema import conform_table, encoded_target, parse_avro_schema
 from hudi_ray.core.schema.arrow import check_missing_columns
 from hudi_ray.core.schema.required import RequiredColumns
@@ -370,10 +377,11 @@ class HudiFileGroupReader:
         ctx = self.context
         schema = plan.read_schema
         cfg = _ordering_in(ctx.merge_config(), schema)
-        # The merge drops the base rows the log replaces before it casts the
-        # rest to the read schema: text columns of small dictionaries expand
-        # only for the kept rows. Keys and ordering values are compared plain.
-        base = self._read_base(base_rel, partition_path, schema, compared_columns(cfg)) if base_rel else None
+        # The merge decides on the keys and ordering values alone; the base
+        # file's other columns are read after it, and only when a base row stays.
+        compared = compared_columns(cfg)
+        decided_on = pa.schema([f for f in schema if f.name in compared])
+        base = self._read_base(base_rel, partition_path, decided_on) if base_rel and len(decided_on) else None
         records = LogRecords(schema, cfg)
         # Only the columns the merge uses are decoded: a projection skips the rest of every block.
         needed = records.data_columns()
@@ -397,7 +405,34 @@ class HudiFileGroupReader:
                 records.add_data(raw, block.where())
             else:
                 raise HudiUnsupportedError(f"{block.where()}: {block.block_type.name} blocks in a data table")
-        return merge_records(base, records, cfg)
+        if base_rel and base is None:
+            # Nothing to decide on (no key column in the read): the whole file, as it is.
+            base = self._read_base(base_rel, partition_path, schema, compared)
+        decision = decide_merge(base, records, cfg)
+        if base is not None and decision.keeps_base() and len(base.schema) < len(schema):
+            base = self._with_other_columns(base, base_rel, partition_path, schema, compared)
+        return apply_merge(base, decision, records)
+
+    def _with_other_columns(
+        self, base: pa.Table, base_rel: str, partition_path: str, schema: pa.Schema, compared: frozenset[str]
+    ) -> pa.Table:
+        """``base`` (the compared columns) completed with the file's other
+        columns of ``schema``. Text columns of small dictionaries stay encoded:
+        the merge drops the replaced rows before it casts the rest, so only kept
+        rows expand."""
+        others = pa.schema([f for f in schema if f.name not in base.schema.names])
+        rest = self._read_base(base_rel, partition_path, others, compared)
+        if rest.num_rows != base.num_rows:
+            raise HudiCorruptFileError(
+                f"Base file {self.context.storage.uri(base_rel)} gave {base.num_rows} rows of its key columns "
+                f"and {rest.num_rows} of the others"
+            )
+        pieces = {name: (base, i) for i, name in enumerate(base.schema.names)}
+        pieces.update((name, (rest, i)) for i, name in enumerate(rest.schema.names))
+        order = [pieces[f.name] for f in schema]
+        return pa.Table.from_arrays(
+            [t.column(i) for t, i in order], schema=pa.schema([t.schema.field(i) for t, i in order])
+        )
 
     def _visibility(self, options: HudiReadOptions, visibility: Visibility | None) -> Visibility:
         if visibility is not None:

@@ -315,3 +315,41 @@ def test_dictionary_text_columns_of_a_large_base_file(tmp_path: Path) -> None:
     lost = [k for k in updated if k in rows and rows[k]["name"].startswith("a")]
     assert won and lost and len(rows) < n
     assert all(rows[k]["ts"] == "c" for k in won) and all(rows[k]["ts"] == "d" for k in lost)
+
+
+# -- 6. base files the log replaces whole -----------------------------------------------------------
+
+
+def test_base_columns_are_read_only_for_rows_that_stay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The merge decides on the base file's keys and ordering values; its
+    other columns are read only when some of its rows stay. Three file groups:
+    every row replaced or deleted, some rows replaced, every update losing."""
+    ids = list(range(100, 130))
+    t = _Table(tmp_path / "t", _rows(ids, "a", [5] * len(ids)), rows_per_file=10)
+    groups = [ids[:10], ids[10:20], ids[20:]]
+    t.upsert(_rows(groups[0][:7] + groups[1][:4] + groups[2], "u", [6] * 11 + [4] * 10))
+    t.delete(groups[0][7:], [9] * 3)
+
+    reads: list[tuple[str, tuple[str, ...]]] = []
+    parquet_read = hudi_ray.core.base_file.parquet.ParquetReader.read
+
+    def spy(self: Any, rel: str, columns: Sequence[str] | None = None, **kw: Any) -> pa.Table:
+        data = parquet_read(self, rel, columns, **kw)
+        reads.append((rel, tuple(data.column_names)))
+        return data
+
+    monkeypatch.setattr(hudi_ray.core.base_file.parquet.ParquetReader, "read", spy)
+    rows = t.by_id()
+    assert {k for k, r in rows.items() if r["name"].startswith("u")} == set(groups[0][:7] + groups[1][:4])
+    assert {k for k, r in rows.items() if r["name"].startswith("a")} == set(groups[1][4:] + groups[2])
+    assert len(rows) == 27
+
+    key_of = {r["id"]: r["_hoodie_file_name"] for r in rows.values() if r["name"].startswith("a")}
+    files = {n: sorted(cols for rel, cols in reads if rel.endswith(n)) for n in set(key_of.values())}
+    decided_on = ("_hoodie_record_key", "id", "ts")  # the record key, its field and the ordering field
+    # Groups 2 and 3 keep rows: their other columns are read after the decision.
+    assert len(files) == 2 and all(cols[0] == decided_on or cols[1] == decided_on for cols in files.values())
+    assert all(len(cols) == 2 and sum(len(c) for c in cols) == len(rows[100]) for cols in files.values())
+    # Group 1 keeps none: only its keys and ordering values were read.
+    replaced = [cols for rel, cols in reads if not any(rel.endswith(n) for n in files)]
+    assert replaced == [decided_on]
