@@ -77,7 +77,9 @@ def plan_fields(record: dict[str, Any]) -> list[tuple[str, int | None, Any]]:
 
 
 class _Cursor:
-    def __init__(self, content: bytes | memoryview, count: int) -> None:
+    """A position per record in a block's content, advanced field by field for all records at once."""
+
+    def __init__(self, content: bytes | memoryview, starts: np.ndarray, ends: np.ndarray) -> None:
         # Padded so that a gather of up to _PAD bytes at any position within
         # the block stays in bounds; what it reads past the end is never used.
         # The one copy of the content: string values point into it.
@@ -85,6 +87,19 @@ class _Cursor:
         self.buf[: len(content)] = np.frombuffer(content, dtype=np.uint8)
         self.buf[len(content) :] = 0
         self.last = len(content) - 1
+        self.pos = starts
+        self.ends = ends
+        # The content bytes alone, for gathers that clamp to its last byte.
+        self.data = self.buf[: len(content)]
+        # Eight bytes at every position as one little-endian word (unaligned
+        # loads), so that a gather of up to 8 bytes is one fixed-width gather;
+        # positions reach 8 bytes into the padding (a view's tail starts 4
+        # bytes after a value that may start at the content's end).
+        self.words = np.ndarray((len(content) + _PAD - 7,), dtype="<u8", buffer=self.buf, strides=(1,))
+
+    @classmethod
+    def of_data_block(cls, content: bytes | memoryview, count: int) -> _Cursor:
+        """A cursor at each of the ``count`` length-prefixed records after the content's version and count."""
         # The length prefixes chain record to record, so this walk is sequential;
         # a plain list keeps it to one C call per record.
         starts: list[int] = []
@@ -111,15 +126,7 @@ class _Cursor:
                 )
         if pos > len(content):
             raise ValueError("record lengths run past the end of the block")
-        self.pos = starts_arr
-        self.ends = ends
-        # The content bytes alone, for gathers that clamp to its last byte.
-        self.data = self.buf[: len(content)]
-        # Eight bytes at every position as one little-endian word (unaligned
-        # loads), so that a gather of up to 8 bytes is one fixed-width gather;
-        # positions reach 8 bytes into the padding (a view's tail starts 4
-        # bytes after a value that may start at the content's end).
-        self.words = np.ndarray((len(content) + _PAD - 7,), dtype="<u8", buffer=self.buf, strides=(1,))
+        return cls(content, starts_arr, ends)
 
     def _at(self, rows: np.ndarray | None) -> np.ndarray:
         return self.pos if rows is None else self.pos[rows]
@@ -380,7 +387,7 @@ def decode_columnar(
     """Records of a block whose content starts with version and count ints:
     the fields in ``keep`` (None: all), in the schema's order. The others are
     only stepped over: no values are built or checked for them."""
-    cur = _Cursor(content, count)
+    cur = _Cursor.of_data_block(content, count)
     columns = []
     kept = []
     for name, branch, t in fields:

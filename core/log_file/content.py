@@ -11,12 +11,14 @@ from functools import lru_cache
 from typing import Any
 
 import fastavro
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.log_file.avro_decode import BlockDecoder, decoder_for
 from hudi_ray.core.log_file.block import BlockType, LogBlock
+from hudi_ray.core.log_file.delete_columnar import DeleteColumns, decode_delete_columns
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 
 _I32 = struct.Struct(">i")
@@ -153,12 +155,12 @@ def decode_parquet_block(block: LogBlock, columns: Collection[str] | None = None
         raise HudiCorruptFileError(f"Cannot decode the Parquet content of {block.where()}: {exc}") from exc
 
 
-def decode_delete_block(block: LogBlock) -> DeleteRecords:
-    content = bytes(block.content)
+def _delete_payload(block: LogBlock) -> bytes | memoryview:
+    """The Avro datum of a delete block's records, after the content's version and length."""
+    content = block.content
     try:
         version = _I32.unpack_from(content, 0)[0]
         length = _I32.unpack_from(content, 4)[0]
-        payload = content[8 : 8 + length]
     except struct.error as exc:
         raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
     if version == 3 and not 0 <= length <= len(content) - 8:
@@ -170,6 +172,27 @@ def decode_delete_block(block: LogBlock) -> DeleteRecords:
         raise HudiUnsupportedError(
             f"Delete block content version {version} (Java-serialized keys) in {block.where()} is not supported"
         )
+    return content[8 : 8 + length]
+
+
+def decode_delete_columns_of(block: LogBlock) -> DeleteColumns:
+    """``decode_delete_block`` as columns: decoded column by column where the
+    ordering values are of one type it builds, else record by record."""
+    payload = _delete_payload(block)
+    try:
+        columns = decode_delete_columns(payload)
+    except (ValueError, IndexError):
+        columns = None  # decoded record by record below, which reports what is wrong
+    if columns is not None:
+        return columns
+    records = decode_delete_block(block)
+    return DeleteColumns(
+        pa.array(records.keys, pa.string()), records.ordering, np.array(records.commit_time_delete, dtype=bool)
+    )
+
+
+def decode_delete_block(block: LogBlock) -> DeleteRecords:
+    payload = bytes(_delete_payload(block))
     try:
         datum = fastavro.schemaless_reader(io.BytesIO(payload), _DELETE_DECODE_SCHEMA, None)
     except Exception as exc:  # fastavro decode errors

@@ -92,28 +92,37 @@ class LogRecords:
         deleted = one_array(deleted)
         self._piece(data, keys, deleted, pa.array(np.zeros(raw.num_rows, dtype=bool)))
 
-    def add_deletes(self, keys: Sequence[str], ordering: Sequence[object], ct: Sequence[bool]) -> None:
+    def add_deletes(
+        self,
+        keys: Sequence[str] | pa.Array,
+        ordering: Sequence[object] | pa.Array,
+        ct: Sequence[bool] | np.ndarray,
+    ) -> None:
+        """Deleted keys with their ordering values (an array, or the values
+        themselves) and their commit-time-delete flags."""
         n = len(keys)
         if n == 0:
             return
+        key_array = keys if isinstance(keys, pa.Array) else pa.array(list(keys), pa.string())
+        ct_flags = np.asarray(ct, dtype=bool)
+        single = len(self.cfg.ordering_fields) == 1
         columns = {}
         for f in self.schema:
-            if f.name in self.cfg.ordering_fields and len(self.cfg.ordering_fields) == 1:
-                columns[f.name] = _ordering_array(ordering, ct, f.type)
+            if single and f.name == self.cfg.ordering_fields[0]:
+                columns[f.name] = _ordering_array(ordering, ct_flags, f.type)
             elif f.name == RECORD_KEY:
-                columns[f.name] = pa.array(list(keys), pa.string())
+                columns[f.name] = key_array
             else:
                 columns[f.name] = pa.nulls(n, f.type)
         data = pa.Table.from_arrays(list(columns.values()), schema=_nullable(self.schema))
-        ct_flags = list(ct)
-        if len(self.cfg.ordering_fields) == 1:
+        if single:
             # An ordering value that does not fit the column is compared as a
             # different type: the delete wins, as in Hudi.
-            ok = data.column(self.cfg.ordering_fields[0]).is_valid()
-            ct_flags = [c or not v for c, v in zip(ct_flags, ok.to_pylist())]
+            valid = data.column(self.cfg.ordering_fields[0]).is_valid()
+            ct_flags = ct_flags | ~_flags(valid)
         else:
-            ct_flags = [True] * n
-        self._piece(data, pa.array(list(keys), pa.string()), pa.array([True] * n), pa.array(ct_flags))
+            ct_flags = np.ones(n, dtype=bool)
+        self._piece(data, key_array, pa.array(np.ones(n, dtype=bool)), pa.array(ct_flags))
 
     def __len__(self) -> int:
         return self._rows
@@ -155,17 +164,21 @@ def _nullable(schema: pa.Schema) -> pa.Schema:
     return pa.schema([f.with_nullable(True) for f in schema])
 
 
-def _ordering_array(values: Sequence[object], ct: Sequence[bool], dtype: pa.DataType) -> pa.Array:
-    present = [None if c else v for v, c in zip(values, ct)]
+def _ordering_array(values: Sequence[object] | pa.Array, ct: np.ndarray, dtype: pa.DataType) -> pa.Array:
+    present: pa.Array | list[object]
+    if isinstance(values, pa.Array):
+        present = pc.if_else(pa.array(ct), pa.nulls(len(values), values.type), values) if ct.any() else values
+    else:
+        present = [None if c else v for v, c in zip(values, ct)]
     try:
         # One cast for the whole block when every value converts; the same
         # safe cast a value gets on its own below.
-        return pa.array(present).cast(dtype)
+        return (present if isinstance(present, pa.Array) else pa.array(present)).cast(dtype)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
         pass
     out = []
-    for v, c in zip(values, ct):
-        if c or v is None:
+    for v in present.to_pylist() if isinstance(present, pa.Array) else present:
+        if v is None:
             out.append(None)
             continue
         try:

@@ -18,7 +18,7 @@ from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFilterError, Hudi
 from hudi_ray.core.expr import Filter, filters_to_expression
 from hudi_ray.core.file_group import HudiFileSlice, Visibility, parse_base_file_name, snapshot_visibility
 from hudi_ray.core.log_file import BlockType, LogBlock, LogScanner, read_log_blocks
-from hudi_ray.core.log_file.content import DATA_DECODERS, data_block_columns, decode_delete_block
+from hudi_ray.core.log_file.content import DATA_DECODERS, data_block_columns, decode_delete_columns_of
 from hudi_ray.core.merge import (
     LogRecords,
     MergeConfig,
@@ -388,7 +388,7 @@ class HudiFileGroupReader:
         constants = self._constants(partition_path)
         for block in self._log_blocks(log_rels, visibility):
             if block.block_type is BlockType.DELETE:
-                deletes = decode_delete_block(block)
+                deletes = decode_delete_columns_of(block)
                 records.add_deletes(deletes.keys, deletes.ordering, deletes.commit_time_delete)
             elif block.block_type in DATA_DECODERS:
                 raw = DATA_DECODERS[block.block_type](block, needed)

@@ -195,4 +195,4 @@ def test_varints_at_the_int64_limits_and_overlong_ones() -> None:
 
     overlong = bytes(struct.pack(">ii", 1, 1) + struct.pack(">i", 11) + b"\xff" * 10 + b"\x01")
     with pytest.raises(ValueError, match="longer than 10 bytes"):
-        _Cursor(overlong, 1).varint(np.arange(1))
+        _Cursor.of_data_block(overlong, 1).varint(np.arange(1))
