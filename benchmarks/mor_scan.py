@@ -283,8 +283,9 @@ class Phases:
         """Wrap what exists of the reader's steps; a step the reader no longer has is left out."""
         targets: list[tuple[Any, str, str]] = [
             (fgr, "read_log_blocks", "log block framing (read_log_blocks)"),
-            (fgr, "decode_delete_block", "delete block decoding"),
-            (fgr, "merge_records", "merging (merge_records)"),
+            (fgr, "decode_delete_columns_of", "delete block decoding"),
+            (fgr, "decide_merge", "merge decisions (decide_merge)"),
+            (fgr, "apply_merge", "merged rows (apply_merge)"),
             (getattr(fgr, "HudiFileGroupReader", None), "_read_base", "base file reads (_read_base)"),
             (getattr(fgr, "LogRecords", None), "add_data", "log rows into LogRecords (add_data)"),
         ]
