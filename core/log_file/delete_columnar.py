@@ -122,10 +122,12 @@ def decode_delete_columns(payload: bytes | memoryview) -> DeleteColumns | None:
     branch = (cur.first_bytes(cur.pos) >> 1).astype(np.int64)
     cur.pos = cur.pos + 1
     present = np.unique(branch)
+    if any(b not in _KINDS for b in present.tolist() if b):
+        return None
     values: dict[int, tuple[np.ndarray, pa.Array]] = {}
     for b in present.tolist():
         rows = np.flatnonzero(branch == b)
-        if b in _VARINT and b in _KINDS:
+        if b in _VARINT:
             values[b] = (rows, pa.array(cur.varint(rows)))
         elif b in (_FLOAT, _DOUBLE):
             raw = cur.fixed(rows, _FIXED[b]).view("<f4" if b == _FLOAT else "<f8").reshape(-1)
@@ -133,10 +135,6 @@ def decode_delete_columns(payload: bytes | memoryview) -> DeleteColumns | None:
         elif b in (_STRING, _BYTES):
             # Spread over every record (the others empty), then taken: views cannot be.
             values[b] = (rows, _copied_text(cur.views(rows, n), _KINDS[b]).take(pa.array(rows)))
-        elif b in _VARINT:
-            cur.skip_varint(rows)
-        elif b:
-            cur.skip(rows, cur.varint(rows) if b in _LENGTH_PREFIXED else _FIXED[b])
     cur.check_ends()
     # The writer's "no ordering value" default is an Integer 0; as in Apache
     # Hudi (``OrderingValues.isDefault``), a Long 0 is a real ordering value.
@@ -146,8 +144,7 @@ def decode_delete_columns(payload: bytes | memoryview) -> DeleteColumns | None:
         ct[rows[ints.to_numpy() == 0]] = True
     real = {b for b, (rows, _) in values.items() if not ct[rows].all()}
     kinds = {_KINDS[b] for b in real}
-    unsupported = any(b not in _KINDS for b in present.tolist() if b)
-    if unsupported or len(kinds) > 1:
+    if len(kinds) > 1:
         return None
     kind = kinds.pop() if kinds else pa.int64()
     index = np.full(n, -1, dtype=np.int64)

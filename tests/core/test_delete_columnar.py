@@ -39,6 +39,9 @@ WRAPPED: dict[str, st.SearchStrategy[Any]] = {
     "StringWrapper": text,
     "BytesWrapper": st.binary(max_size=80),
     "BooleanWrapper": st.booleans(),
+    # Left to fastavro: decoded as Decimal and datetime.time.
+    "DecimalWrapper": st.decimals(min_value=-(10**14), max_value=10**14, places=15, allow_nan=False),
+    "TimeMicrosWrapper": st.times(),
 }
 
 
