@@ -427,12 +427,8 @@ class HudiFileGroupReader:
                 f"Base file {self.context.storage.uri(base_rel)} gave {base.num_rows} rows of its key columns "
                 f"and {rest.num_rows} of the others"
             )
-        pieces = {name: (base, i) for i, name in enumerate(base.schema.names)}
-        pieces.update((name, (rest, i)) for i, name in enumerate(rest.schema.names))
-        order = [pieces[f.name] for f in schema]
-        return pa.Table.from_arrays(
-            [t.column(i) for t, i in order], schema=pa.schema([t.schema.field(i) for t, i in order])
-        )
+        joined = pa.Table.from_arrays([*base.columns, *rest.columns], schema=pa.schema([*base.schema, *rest.schema]))
+        return joined.select(schema.names)
 
     def _visibility(self, options: HudiReadOptions, visibility: Visibility | None) -> Visibility:
         if visibility is not None:
