@@ -158,10 +158,12 @@ class ParquetReader:
             self.footers.put(rel, pf.metadata)
         return pf
 
-    def _open_for_read(self, rel: str) -> tuple[pq.ParquetFile, frozenset[str]]:
+    def _open_for_read(
+        self, rel: str, metadata: pq.FileMetaData | None = None
+    ) -> tuple[pq.ParquetFile, frozenset[str]]:
         """The file opened for a read of its rows, and the text columns it
         reads as dictionaries (``_dictionary_columns``), which ``_plain`` expands."""
-        pf = self._open(rel)
+        pf = self._parquet_file(rel, metadata) if metadata is not None else self._open(rel)
         small = _dictionary_columns(pf)
         if not small:
             return pf, frozenset()
@@ -208,6 +210,39 @@ class ParquetReader:
     def num_rows(self, rel: str) -> int:
         return self.metadata(rel).num_rows
 
+    def _read_small(self, rel: str, columns: Sequence[str] | None) -> tuple[pa.Table | None, pq.FileMetaData]:
+        """A small file's ``columns`` (as ``read`` gives them) through pyarrow's
+        bare reader, or None and the file's footer when ``ParquetFile`` must
+        read it: a file that decodes on several threads or with dictionaries,
+        or columns that are not plain top-level leaves. ``ParquetFile``'s own
+        setup (nested paths, Arrow schema) costs a third of a file of a few rows."""
+        cached = self.footers.get(rel) if self.footers is not None else None
+        with self.storage.arrow_fs.open_input_file(self.storage.arrow_path(rel)) as src:
+            reader = pq.ParquetReader()
+            # Extension types as ParquetFile reads them (its default, not the bare reader's).
+            reader.open(src, pre_buffer=not self.storage.is_local, metadata=cached, arrow_extensions_enabled=True)
+            md = reader.metadata
+            if _threaded(md.num_rows, md.num_columns):
+                return None, md
+            schema = reader.schema_arrow
+            names = schema.names  # decodes the column names: a name that is not UTF-8 fails here
+            if columns is None:
+                return reader.read_all(use_threads=False), md
+            present = set(names)
+            wanted = [c for c in columns if c in present]
+            if wanted == names:
+                return reader.read_all(use_threads=False), md
+            if len(present) != len(names) or any(pa.types.is_nested(schema.field(c).type) for c in wanted):
+                return None, md  # a name twice in the file, or a nested column (several leaves)
+            try:
+                indices = [reader.column_name_idx(c) for c in wanted]
+            except KeyError:
+                return None, md
+            data = reader.read_all(column_indices=indices, use_threads=False)
+        if data.column_names != wanted:
+            return None, md  # names a leaf path would not resolve alike (duplicates, dots): left to ParquetFile
+        return data, md
+
     def _columns(self, pf: pq.ParquetFile, columns: Sequence[str] | None) -> list[str] | None:
         if columns is None:
             return None
@@ -222,7 +257,10 @@ class ParquetReader:
         arrays: a caller that drops rows before casting to plain text
         (``conform_table``) expands only the rows it keeps."""
         with _errors(self.storage, rel):
-            pf, small = self._open_for_read(rel)
+            data, md = self._read_small(rel, columns)
+            if data is not None:
+                return data
+            pf, small = self._open_for_read(rel, md)
             cols = self._columns(pf, columns)
             md = pf.metadata
             threaded = _threaded(md.num_rows, md.num_columns if cols is None else len(cols))

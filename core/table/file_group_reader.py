@@ -588,10 +588,7 @@ class HudiFileGroupReader:
                 conform_table(r.data, plan.read_schema, r.constants, uri(r.base_rel))
             raise
         if plan.mask is None:
-            # Projected and made contiguous once; each file's rows are a zero-copy slice of it.
-            batch = self._one_batch(plan.apply(data))
-            offsets = itertools.accumulate((r.data.num_rows for r in run), initial=0)
-            out = [batch.slice(offset, r.data.num_rows) for offset, r in zip(offsets, run)]
+            out = self._per_file_batches(plan.apply(data), [r.data.num_rows for r in run])
         else:
             out = []
             offset = 0
@@ -602,6 +599,33 @@ class HudiFileGroupReader:
             # Data already in the table schema passes as read, with its file's
             # schema metadata: each batch keeps its own file's, as one read alone does.
             out = [b.replace_schema_metadata(r.data.schema.metadata) for b, r in zip(out, run)]
+        return out
+
+    @classmethod
+    def _per_file_batches(cls, data: pa.Table, rows: Sequence[int]) -> list[pa.RecordBatch]:
+        """``data``, the rows of files of ``rows`` rows each, as a batch per file.
+        Each file's rows are already a chunk of their own (as concatenated):
+        those are taken as they are, without the copy of making all contiguous."""
+        chunks = iter(data.to_batches())
+        out: list[pa.RecordBatch] = []
+        for n in rows:
+            parts: list[pa.RecordBatch] = []
+            held = 0
+            while held < n:
+                part = next(chunks, None)
+                if part is None:
+                    break
+                parts.append(part)
+                held += part.num_rows
+            if held != n:
+                # Chunks that straddle files: made contiguous once, each file a zero-copy slice.
+                batch = cls._one_batch(data)
+                offsets = itertools.accumulate(rows, initial=0)
+                return [batch.slice(offset, count) for offset, count in zip(offsets, rows)]
+            if len(parts) == 1:
+                out.append(parts[0])
+            else:  # no rows, or a file of several row groups
+                out.append(cls._one_batch(pa.Table.from_batches(parts, schema=data.schema)))
         return out
 
     def read_file_slice_from_paths(

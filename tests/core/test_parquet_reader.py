@@ -87,3 +87,86 @@ def test_a_stored_dictionary_type_stays_a_dictionary(tmp_path: Path) -> None:
     assert read.schema.field("d").type == pa.dictionary(pa.int32(), pa.string())
     assert read.schema.field("s").type == pa.string()
     assert read.equals(pq.read_table(tmp_path / "d.parquet"))
+
+
+# -- small files: pyarrow's bare reader instead of ParquetFile ---------------------------------
+
+
+def _write_small(path: Path) -> pa.Table:
+    """A small file of flat columns around a struct, a list and a column whose name holds a dot."""
+    table = pa.table(
+        {
+            "a": pa.array([1, 2, None], pa.int64()),
+            "s": pa.array([{"x": 1, "y": "p"}, None, {"x": 3, "y": None}]),
+            "b": pa.array(["u", None, "w"], pa.string()),
+            "l": pa.array([[1], [], None], pa.list_(pa.int32())),
+            "c.d": pa.array([1.5, 2.5, None], pa.float64()),
+            "e": pa.array([True, False, None]),
+            "u": pa.array([b"\x01" * 16, None, b"\x02" * 16], pa.uuid()),  # read as an extension type
+        }
+    )
+    pq.write_table(table, path, row_group_size=2, store_schema=False)  # as Java writers: no Arrow schema
+    return table
+
+
+SMALL_COLUMNS = [
+    None,
+    ["a", "s", "b", "l", "c.d", "e", "u"],  # every column in the file's order
+    ["e", "u", "a"],  # reordered flat leaves after nested columns
+    ["b", "missing", "a"],  # a name the file lacks is left out
+    ["a", "s"],  # a struct
+    ["l", "e"],  # a list
+    ["c.d"],  # a dotted name is no leaf path
+    ["a", "a"],
+]
+
+
+@pytest.mark.parametrize("columns", SMALL_COLUMNS)
+def test_small_file_reads_as_parquet_file_does(tmp_path: Path, columns: list[str] | None) -> None:
+    _write_small(tmp_path / "f.parquet")
+    pf = pq.ParquetFile(tmp_path / "f.parquet")
+    present = None if columns is None else [c for c in columns if c in pf.schema_arrow.names]
+    expected = pf.read(columns=present)
+    got = ParquetReader(Storage(str(tmp_path), {})).read("f.parquet", columns)
+    assert got.schema.equals(expected.schema, check_metadata=True)
+    assert got.equals(expected)
+
+
+@pytest.mark.parametrize("columns", [None, ["e", "u", "a"], ["b", "missing", "a"]])
+def test_small_file_of_flat_columns_skips_parquet_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: list[str] | None
+) -> None:
+    """Top-level leaves of a small file come from the bare reader: ``ParquetFile``'s
+    setup costs a third of such a file's read."""
+    expected = _write_small(tmp_path / "f.parquet")
+    opened: list[object] = []
+    original = pq.ParquetFile
+
+    def counting(*args: object, **kwargs: object) -> pq.ParquetFile:
+        opened.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pq, "ParquetFile", counting)
+    reader = ParquetReader(Storage(str(tmp_path), {}))
+    got = reader.read("f.parquet", columns)
+    wanted = expected.column_names if columns is None else [c for c in columns if c in expected.column_names]
+    assert got.equals(expected.select(wanted))
+    assert opened == []
+    reader.read("f.parquet", ["s"])  # nested: left to ParquetFile
+    assert len(opened) == 1
+
+
+def test_large_file_is_left_to_parquet_file(written: tuple[Path, pa.Table], monkeypatch: pytest.MonkeyPatch) -> None:
+    root, _ = written
+    opened: list[object] = []
+    original = pq.ParquetFile
+
+    def counting(*args: object, **kwargs: object) -> pq.ParquetFile:
+        opened.append(kwargs.get("metadata"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pq, "ParquetFile", counting)
+    got = ParquetReader(Storage(str(root), {})).read("f.parquet", ["n", "key"])
+    assert got.equals(pq.read_table(root / "f.parquet", columns=["n", "key"]))
+    # Opened once more, with the footer the bare reader already parsed.
+    assert len(opened) >= 1 and all(md is not None for md in opened)

@@ -12,6 +12,7 @@ import pytest
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiSchemaError
 from hudi_ray.core.table import HudiReadOptions, HudiTable, HudiTableBuilder
+from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
 from hudi_ray.core.util import group_small
 from tests.support import write_numbered_table
 
@@ -123,3 +124,51 @@ def test_group_small_keeps_order_and_bounds() -> None:
     assert [3] in groups  # an item of max_bytes or more goes alone
     with pytest.raises(ValueError):
         group_small(items, sizes[:-1], 3)
+
+
+def _chunked(tables: list[pa.Table]) -> pa.Table:
+    return pa.concat_tables(tables)
+
+
+def _file(rows: range, row_groups: int = 1) -> pa.Table:
+    data = pa.table({"id": pa.array(rows, pa.int64()), "s": pa.array([f"v{i}" for i in rows], pa.string())})
+    if row_groups == 1 or not len(rows):
+        return data
+    step = -(-len(rows) // row_groups)
+    return pa.concat_tables([data.slice(i, step) for i in range(0, len(rows), step)])
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        [(0, 3, 1), (3, 5, 1), (5, 9, 1)],  # a chunk per file
+        [(0, 0, 1), (0, 4, 1), (4, 4, 1), (4, 6, 1)],  # files without rows between others
+        [(0, 6, 3), (6, 7, 1), (7, 12, 2)],  # files of several row groups
+        [(0, 0, 1)],
+    ],
+)
+@pytest.mark.parametrize("contiguous_column", [False, True])
+def test_run_rows_come_back_file_by_file(layout: list[tuple[int, int, int]], contiguous_column: bool) -> None:
+    """A run of small files, concatenated and conformed together, comes back as
+    a batch per file with the file's rows, whatever the run's chunks look like."""
+    tables = [_file(range(a, b), groups) for a, b, groups in layout]
+    data = _chunked(tables)
+    if contiguous_column:
+        # One column made contiguous (as a column of nulls added for the whole run is):
+        # chunks no longer all end where files do.
+        data = data.set_column(1, "s", data["s"].combine_chunks())
+    got = HudiFileGroupReader._per_file_batches(data, [t.num_rows for t in tables])
+    assert len(got) == len(tables)
+    for batch, table in zip(got, tables):
+        assert batch.schema.equals(data.schema)
+        assert batch.num_rows == table.num_rows
+        assert pa.Table.from_batches([batch]).equals(table.combine_chunks())
+
+
+def test_run_rows_in_one_chunk_come_back_file_by_file() -> None:
+    """A run whose every column is one chunk (nothing marks where files end): sliced by row counts."""
+    tables = [_file(range(0, 3)), _file(range(3, 3)), _file(range(3, 8))]
+    data = _chunked(tables).combine_chunks()
+    got = HudiFileGroupReader._per_file_batches(data, [t.num_rows for t in tables])
+    assert [b.num_rows for b in got] == [3, 0, 5]
+    assert pa.Table.from_batches(got).equals(data)
