@@ -176,12 +176,20 @@ class _BaseRead:
     base_rel: str
 
     def joins(self, other: _BaseRead) -> bool:
-        """Whether ``other`` can be conformed together with this file's data."""
-        return (
-            other.plan is self.plan
-            and other.constants_key == self.constants_key
-            and other.data.schema.equals(self.data.schema)
-        )
+        """Whether ``other`` can be conformed together with this file's data
+        when their file schemas agree, which joining the run checks: comparing
+        schemas here, file by file, costs a switch of threads each."""
+        return other.plan is self.plan and other.constants_key == self.constants_key
+
+
+def _same_schema_stretches(run: Sequence[_BaseRead]) -> list[list[_BaseRead]]:
+    stretches: list[list[_BaseRead]] = []
+    for r in run:
+        if stretches and stretches[-1][-1].data.schema.equals(r.data.schema):
+            stretches[-1].append(r)
+        else:
+            stretches.append([r])
+    return stretches
 
 
 class HudiFileGroupReader:
@@ -579,7 +587,14 @@ class HudiFileGroupReader:
             return []
         first = run[0]
         plan = first.plan
-        raw = pa.concat_tables([r.data for r in run]) if len(run) > 1 else first.data
+        try:
+            raw = pa.concat_tables([r.data for r in run]) if len(run) > 1 else first.data
+        except pa.ArrowInvalid:
+            # Files of several schemas (an evolved table): each stretch of one schema joins alone.
+            stretches = _same_schema_stretches(run)
+            if len(stretches) == 1:
+                raise
+            return [b for stretch in stretches for b in self._conformed_run(stretch)]
         uri = self.context.storage.uri
         try:
             data = conform_table(raw, plan.read_schema, first.constants, uri(first.base_rel))
