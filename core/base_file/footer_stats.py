@@ -69,6 +69,23 @@ def _column_index(metadata: pq.FileMetaData) -> dict[str, int]:
     return {first.column(j).path_in_schema: j for j in range(first.num_columns)}
 
 
+def _column_indexes(metadatas: list[pq.FileMetaData]) -> list[dict[str, int]]:
+    """``_column_index`` of each footer. Files of a table mostly share one
+    Parquet schema: comparing it with the previous file's is far cheaper than
+    walking the file's columns again."""
+    out: list[dict[str, int]] = []
+    last: tuple[pq.ParquetSchema, dict[str, int]] | None = None
+    for md in metadatas:
+        if md.num_row_groups == 0:
+            out.append({})
+            continue
+        schema = md.schema
+        if last is None or not last[0].equals(schema):
+            last = (schema, _column_index(md))
+        out.append(last[1])
+    return out
+
+
 def footer_bounds(
     metadatas: list[pq.FileMetaData], schema: pa.Schema, columns: set[str] | None = None
 ) -> dict[str, StatsColumn]:
@@ -77,7 +94,7 @@ def footer_bounds(
     not bound the column (absent, nested, no stats), so a file with no row
     groups has null bounds and a zero null count. Built column by column: one
     Arrow conversion per column, not one per value."""
-    indexes = [_column_index(md) for md in metadatas]
+    indexes = _column_indexes(metadatas)
     rows = pa.array([md.num_rows for md in metadatas], pa.int64())
     out: dict[str, StatsColumn] = {}
     for field in schema:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -41,7 +42,9 @@ class HudiFileSlice:
     # The base file's footer stats, set by planning when the read's data-column
     # filters look at base files alone (see ``base_file_column_stats``). They
     # describe the file, not the slice's identity: left out of equality.
-    column_stats: ColumnStatsDict | None = field(default=None, compare=False, repr=False)
+    column_stats: Mapping[str, tuple[pa.Array | None, pa.Array | None]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     def base_file_relative_path(self) -> str:
         return _join(self.partition_path, self.base_file_name) if self.base_file_name else ""

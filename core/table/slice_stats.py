@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Iterator, Mapping
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_ray.core.base_file import ParquetReader, footer_bounds
@@ -34,6 +36,43 @@ def footers_decide(config: TableConfig, request: ReadRequest, data_filters: list
     return bool(data_filters)
 
 
+class FooterColumnStats(Mapping[str, tuple[pa.Array | None, pa.Array | None]]):
+    """A base file's ``base_file_column_stats``, worked out from its footer
+    the first time they are looked at: most callers of ``get_file_slices``
+    never do, and bounds of every column cost more than reading the footer.
+    Pickled as the plain dict."""
+
+    __slots__ = ("_metadata", "_schema", "_stats")
+
+    def __init__(self, metadata: pq.FileMetaData, schema: pa.Schema) -> None:
+        self._metadata = metadata
+        self._schema = schema
+        self._stats: ColumnStatsDict | None = None
+
+    def _worked_out(self) -> ColumnStatsDict:
+        if self._stats is None:
+            # Every schema column has an entry; one the footer does not bound
+            # (absent from the file, nested, no stats) has neither min nor max.
+            bounds = footer_bounds([self._metadata], self._schema)
+            self._stats = {
+                name: (c.mins if c.mins.null_count == 0 else None, c.maxs if c.maxs.null_count == 0 else None)
+                for name, c in bounds.items()
+            }
+        return self._stats
+
+    def __getitem__(self, name: str) -> tuple[pa.Array | None, pa.Array | None]:
+        return self._worked_out()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._worked_out())
+
+    def __len__(self) -> int:
+        return len(self._worked_out())
+
+    def __reduce__(self) -> tuple[type, tuple[ColumnStatsDict]]:
+        return dict, (self._worked_out(),)
+
+
 def with_footer_stats(slices: list[HudiFileSlice], context: TableContext) -> list[HudiFileSlice]:
     """Copies of ``slices`` carrying their Parquet base files' column stats.
     Footers come from the table's footer cache, so those that pruning read
@@ -53,25 +92,7 @@ def with_footer_stats(slices: list[HudiFileSlice], context: TableContext) -> lis
             return None
 
     footers = io_map(footer_of, slices, limit=reader.fanout)
-    read = [i for i, md in enumerate(footers) if md is not None]
-    if not read:
-        return list(slices)
-    bounds = footer_bounds([footers[i] for i in read], schema)  # type: ignore[misc]
-    # Every schema column has an entry; one the footer does not bound
-    # (absent from the file, nested, no stats) has neither min nor max.
-    columns = {
-        name: (
-            c.mins,
-            c.maxs,
-            c.mins.is_valid().to_numpy(zero_copy_only=False),
-            c.maxs.is_valid().to_numpy(zero_copy_only=False),
-        )
-        for name, c in bounds.items()
-    }
-    out = list(slices)
-    for k, i in enumerate(read):
-        stats: ColumnStatsDict = {}
-        for name, (lo, hi, has_lo, has_hi) in columns.items():
-            stats[name] = (lo.slice(k, 1) if has_lo[k] else None, hi.slice(k, 1) if has_hi[k] else None)
-        out[i] = dataclasses.replace(slices[i], column_stats=stats)
-    return out
+    return [
+        s if md is None else dataclasses.replace(s, column_stats=FooterColumnStats(md, schema))
+        for s, md in zip(slices, footers)
+    ]

@@ -279,6 +279,26 @@ def test_column_stats_shape(table_path) -> None:
     assert fs.base_file_column_stats()
 
 
+def test_column_stats_are_worked_out_when_looked_at(table_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planning keeps each footer; bounds of every column come when a caller asks, once."""
+    from hudi_ray.core.table import slice_stats
+
+    worked: list[int] = []
+    original = slice_stats.footer_bounds
+
+    def counting(metadatas: list, *args: Any, **kwargs: Any) -> Any:
+        worked.append(len(metadatas))
+        return original(metadatas, *args, **kwargs)
+
+    monkeypatch.setattr(slice_stats, "footer_bounds", counting)
+    slices = HudiTable(str(table_path(COW_META))).get_file_slices(HudiReadOptions(filters=[("txn_id", ">", "TXN-001")]))
+    assert len(slices) > 1 and worked == []
+    first = slices[0].base_file_column_stats()
+    assert first and worked == [1]
+    assert slices[0].base_file_column_stats() == first and worked == [1]
+    assert type(pickle.loads(pickle.dumps(slices[1])).column_stats) is dict and worked == [1, 1]
+
+
 @pytest.mark.parametrize(
     ("name", "options"),
     [
