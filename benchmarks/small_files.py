@@ -14,7 +14,9 @@ case once, in a rotated order), medians and bests of ``--reps`` runs of:
   base file's footer is read for stats pruning, hudi-ray vs hudi-rs;
 * ``table.read``, hudi-ray vs hudi-rs;
 * ``read_hudi`` on a local Ray with 2 CPUs (the planner actor loaded once, as a
-  long-lived planner is), against the single-process ``table.read``.
+  long-lived planner is: repetitions after the first get the plan it made
+  then), against the single-process ``table.read``. The cost of a first plan
+  is printed apart ("planner, plan for 2 chunks").
 
 Every table case builds its table first, so no footer or listing is cached
 across runs. Also prints the per-slice overhead of the core (``table.read``

@@ -154,6 +154,11 @@ class HudiPlanner:
         self._checked_at = float("-inf")
         self._lock: asyncio.Lock | None = None  # made on the actor's event loop
         self.plans_served = 0
+        # Plans made, by snapshot and options: a snapshot's files are pinned,
+        # so a repeated read of it is planned the same, and served without
+        # walking its file groups again.
+        self._plans: OrderedDict[tuple, PlannedRead] = OrderedDict()
+        self._plans_lock = threading.Lock()
 
     # -- snapshots -------------------------------------------------------------
 
@@ -251,6 +256,27 @@ class HudiPlanner:
         options: HudiReadOptions | None,
         num_chunks: int,
     ) -> PlannedRead:
+        key = _plan_key(snap.snapshot_id, options, num_chunks)
+        with self._plans_lock:
+            made = self._plans.get(key)
+            if made is not None:
+                self._plans.move_to_end(key)
+                return made
+        planned = self._made_plan(snap, table, lock, options, num_chunks)
+        with self._plans_lock:
+            self._plans[key] = planned
+            while len(self._plans) > RAY_TUNABLES.planner_plans:
+                self._plans.popitem(last=False)
+        return planned
+
+    def _made_plan(
+        self,
+        snap: PlannerSnapshot,
+        table: HudiTable,
+        lock: threading.Lock,
+        options: HudiReadOptions | None,
+        num_chunks: int,
+    ) -> PlannedRead:
         with lock:
             plan = table.plan(options)
             table_stats = table.compute_table_stats(options)
@@ -313,6 +339,13 @@ class HudiPlanner:
 def _with_lock(lock: threading.Lock, fn: Any) -> Any:
     with lock:
         return fn()
+
+
+def _plan_key(snapshot_id: str, options: HudiReadOptions | None, num_chunks: int) -> tuple:
+    """What a plan of a pinned snapshot depends on, by value (options are mutable)."""
+    o = options or HudiReadOptions()
+    projection = tuple(o.projection) if o.projection is not None else None
+    return snapshot_id, tuple(o.filters), projection, frozenset(o.hudi_options.items()), num_chunks
 
 
 def _files_of(s: HudiFileSlice) -> list[str]:

@@ -16,6 +16,8 @@ class RayTunables:
     prefetch_depth: int = 1
     # Pinned snapshots a planner keeps; a new one starts only when commits land.
     planner_snapshots: int = 16
+    # Plans a planner keeps for repeated reads (of any of its snapshots).
+    planner_plans: int = 32
     # Estimated Arrow bytes a read task holds at least, unless the caller fixed
     # the number of blocks: Ray pays about 0.1-0.2 s per task on a small
     # machine, so Ray's default count (by blocks, not work) would spend more

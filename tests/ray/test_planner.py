@@ -92,6 +92,33 @@ def test_planner_works_without_ray(table_path: TablePath) -> None:
     assert row_set(pa.concat_tables(tables)) == row_set(api_table(path, HudiReadOptions(projection=["txn_id"])))
 
 
+def test_repeated_plans_of_a_snapshot_are_served_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived planner plans a snapshot once per distinct options; a
+    commit makes a new snapshot, planned anew."""
+    path = str(write_numbered_table(tmp_path / "t", rows=40, rows_per_file=10))
+    planner = HudiPlanner(path)
+    made: list[object] = []
+    original = HudiPlanner._made_plan
+
+    def counting(self: HudiPlanner, *args: object) -> object:
+        made.append(args[3])  # the options
+        return original(self, *args)
+
+    monkeypatch.setattr(HudiPlanner, "_made_plan", counting)
+    first = asyncio.run(planner.plan(HudiReadOptions(filters=[("id", "<", "15")]), 2))
+    again = asyncio.run(planner.plan(HudiReadOptions(filters=[("id", "<", "15")]), 2))
+    assert len(made) == 1 and again is first
+    # Other options, or another number of chunks, are other plans.
+    other = asyncio.run(planner.plan(HudiReadOptions(filters=[("id", "<", "25")]), 2))
+    asyncio.run(planner.plan(HudiReadOptions(filters=[("id", "<", "15")]), 3))
+    assert len(made) == 3 and other.num_slices > first.num_slices
+    upsert_cow_table(path, numbered_rows(35, 10))
+    after = asyncio.run(planner.plan(HudiReadOptions(filters=[("id", "<", "15")]), 2))
+    assert len(made) == 4 and after.snapshot.snapshot_id != first.snapshot.snapshot_id
+    rows = [t for chunk in after.chunks for t in read_chunk(ChunkRead(plan=after.plan, slices=chunk))]
+    assert sorted(pa.concat_tables(rows)["id"].to_pylist()) == [i for i in range(45) if i < 15]
+
+
 def test_incremental_time_travel_and_legacy_keys(tmp_path: Path) -> None:
     path = str(write_numbered_table(tmp_path / "t", rows=30, rows_per_file=10))
     first = HudiTableBuilder.from_base_uri(path).build().get_timeline().data_instants[0].timestamp
