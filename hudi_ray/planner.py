@@ -36,7 +36,7 @@ from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiSchemaError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.storage import move_credentials, normalize_base_uri, redact_text, split_credentials
-from hudi_ray.core.table import HudiReadOptions, HudiReadPlan, HudiTable, HudiTableBuilder
+from hudi_ray.core.table import HudiReadOptions, HudiReadPlan, HudiTable, HudiTableBuilder, options_key
 from hudi_ray.core.util import split_balanced, split_by_size
 from hudi_ray.tunables import RAY_TUNABLES
 
@@ -156,9 +156,8 @@ class HudiPlanner:
         self.plans_served = 0
         # Plans made, by snapshot and options: a snapshot's files are pinned,
         # so a repeated read of it is planned the same, and served without
-        # walking its file groups again.
+        # walking its file groups again. Touched on the actor's event loop only.
         self._plans: OrderedDict[tuple, PlannedRead] = OrderedDict()
-        self._plans_lock = threading.Lock()
 
     # -- snapshots -------------------------------------------------------------
 
@@ -244,32 +243,19 @@ class HudiPlanner:
         """Slices for ``options`` on the pinned snapshot (the current one when
         None), split into at most ``num_chunks`` chunks, with per-slice stats."""
         snap, table, lock = await self._pinned(snapshot_id)
-        planned = await asyncio.to_thread(self._plan_sync, snap, table, lock, options, num_chunks)
+        key = (snap.snapshot_id, options_key(options or HudiReadOptions()), num_chunks)
+        planned = self._plans.get(key)
+        if planned is None:
+            planned = await asyncio.to_thread(self._plan_sync, snap, table, lock, options, num_chunks)
+            self._plans[key] = planned
+            while len(self._plans) > RAY_TUNABLES.planner_plans:
+                self._plans.popitem(last=False)
+        else:
+            self._plans.move_to_end(key)
         self.plans_served += 1
         return planned
 
     def _plan_sync(
-        self,
-        snap: PlannerSnapshot,
-        table: HudiTable,
-        lock: threading.Lock,
-        options: HudiReadOptions | None,
-        num_chunks: int,
-    ) -> PlannedRead:
-        key = _plan_key(snap.snapshot_id, options, num_chunks)
-        with self._plans_lock:
-            made = self._plans.get(key)
-            if made is not None:
-                self._plans.move_to_end(key)
-                return made
-        planned = self._made_plan(snap, table, lock, options, num_chunks)
-        with self._plans_lock:
-            self._plans[key] = planned
-            while len(self._plans) > RAY_TUNABLES.planner_plans:
-                self._plans.popitem(last=False)
-        return planned
-
-    def _made_plan(
         self,
         snap: PlannerSnapshot,
         table: HudiTable,
@@ -339,13 +325,6 @@ class HudiPlanner:
 def _with_lock(lock: threading.Lock, fn: Any) -> Any:
     with lock:
         return fn()
-
-
-def _plan_key(snapshot_id: str, options: HudiReadOptions | None, num_chunks: int) -> tuple:
-    """What a plan of a pinned snapshot depends on, by value (options are mutable)."""
-    o = options or HudiReadOptions()
-    projection = tuple(o.projection) if o.projection is not None else None
-    return snapshot_id, tuple(o.filters), projection, frozenset(o.hudi_options.items()), num_chunks
 
 
 def _files_of(s: HudiFileSlice) -> list[str]:

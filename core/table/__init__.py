@@ -6,7 +6,7 @@ from hudi_ray.core.table.estimate import SliceEstimate
 from hudi_ray.core.table.explain import PlanExplain
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
 from hudi_ray.core.table.prefetch import SlicePrefetcher
-from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
+from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions, options_key
 from hudi_ray.core.table.read_plan import HudiReadPlan
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.table.table import HudiTable
@@ -23,4 +23,5 @@ __all__ = [
     "SliceEstimate",
     "SlicePrefetcher",
     "TableContext",
+    "options_key",
 ]

@@ -33,7 +33,7 @@ from hudi_ray.core.schema.required import RequiredColumns
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import move_credentials
 from hudi_ray.core.table.context import TableContext
-from hudi_ray.core.table.read_options import DEFAULT_BATCH_SIZE, HudiReadOptions
+from hudi_ray.core.table.read_options import DEFAULT_BATCH_SIZE, HudiReadOptions, options_key
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.timeline.timestamps import parse_timestamp
@@ -84,12 +84,6 @@ def _commit_schemas(timeline: HudiTimeline) -> list[tuple[str, str | None]]:
 
 # Read plans a file group reader keeps (one per distinct read it serves).
 _PLAN_CACHE_SIZE = 64
-
-
-def _options_key(options: HudiReadOptions) -> tuple:
-    """What a read plan depends on in ``options``, by value."""
-    projection = tuple(options.projection) if options.projection is not None else None
-    return (tuple(options.parsed_filters), projection, frozenset(options.hudi_options.items()))
 
 
 def _instant_of(base_rel: str) -> str | None:
@@ -270,7 +264,7 @@ class HudiFileGroupReader:
         # older than the range's end, so one plan per read serves every slice
         # (building it per slice cost more than reading a small file). Keyed by
         # the options' values: options are mutable, and equal ones plan alike.
-        okey = _options_key(options)
+        okey = options_key(options)
         commit_range = self._ranges.get(okey)
         if commit_range is None:
             commit_range = self._ranges[okey] = self._range(options)

@@ -169,3 +169,10 @@ class HudiReadOptions:
         self._filters = state["filters"]
         self.projection = state["projection"]
         self.hudi_options = state["hudi_options"]
+
+
+def options_key(options: HudiReadOptions) -> tuple:
+    """``options`` by value, as a key that later changes to them do not touch
+    (they are mutable): equal options read and plan alike."""
+    projection = tuple(options.projection) if options.projection is not None else None
+    return tuple(options.parsed_filters), projection, frozenset(options.hudi_options.items())

@@ -98,13 +98,13 @@ def test_repeated_plans_of_a_snapshot_are_served_again(tmp_path: Path, monkeypat
     path = str(write_numbered_table(tmp_path / "t", rows=40, rows_per_file=10))
     planner = HudiPlanner(path)
     made: list[object] = []
-    original = HudiPlanner._made_plan
+    original = HudiPlanner._plan_sync
 
     def counting(self: HudiPlanner, *args: object) -> object:
         made.append(args[3])  # the options
         return original(self, *args)
 
-    monkeypatch.setattr(HudiPlanner, "_made_plan", counting)
+    monkeypatch.setattr(HudiPlanner, "_plan_sync", counting)
     first = asyncio.run(planner.plan(HudiReadOptions(filters=[("id", "<", "15")]), 2))
     again = asyncio.run(planner.plan(HudiReadOptions(filters=[("id", "<", "15")]), 2))
     assert len(made) == 1 and again is first
