@@ -379,11 +379,8 @@ class HudiFileGroupReader:
         ctx = self.context
         schema = plan.read_schema
         cfg = _ordering_in(ctx.merge_config(), schema)
-        # The merge decides on the keys and ordering values alone; the base
-        # file's other columns are read after it, and only when a base row stays.
         compared = compared_columns(cfg)
         decided_on = pa.schema([f for f in schema if f.name in compared])
-        base = self._read_base(base_rel, partition_path, decided_on) if base_rel and len(decided_on) else None
         records = LogRecords(schema, cfg)
         # Only the columns the merge uses are decoded: a projection skips the rest of every block.
         needed = records.data_columns()
@@ -407,7 +404,15 @@ class HudiFileGroupReader:
                 records.add_data(raw, block.where())
             else:
                 raise HudiUnsupportedError(f"{block.where()}: {block.block_type.name} blocks in a data table")
-        if base_rel and base is None:
+        base = None
+        if base_rel and len(decided_on):
+            # The merge decides on the keys and ordering values alone. With
+            # fewer log records than base rows some base row stays, so the file
+            # is read whole, at once; else its other columns are read after the
+            # decision, and only when a base row stays.
+            stays = len(records) < self._base_reader(base_rel).num_rows(base_rel)
+            base = self._read_base(base_rel, partition_path, schema if stays else decided_on, compared)
+        elif base_rel:
             # Nothing to decide on (no key column in the read): the whole file, as it is.
             base = self._read_base(base_rel, partition_path, schema, compared)
         decision = decide_merge(base, records, cfg)

@@ -321,9 +321,11 @@ def test_dictionary_text_columns_of_a_large_base_file(tmp_path: Path) -> None:
 
 
 def test_base_columns_are_read_only_for_rows_that_stay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The merge decides on the base file's keys and ordering values; its
-    other columns are read only when some of its rows stay. Three file groups:
-    every row replaced or deleted, some rows replaced, every update losing."""
+    """The merge decides on the base file's keys and ordering values. With
+    fewer log records than base rows some row stays, and the file is read
+    whole at once; else its other columns are read only when some of its rows
+    stay. Three file groups: every row replaced or deleted, some rows
+    replaced, every update losing."""
     ids = list(range(100, 130))
     t = _Table(tmp_path / "t", _rows(ids, "a", [5] * len(ids)), rows_per_file=10)
     groups = [ids[:10], ids[10:20], ids[20:]]
@@ -344,12 +346,18 @@ def test_base_columns_are_read_only_for_rows_that_stay(tmp_path: Path, monkeypat
     assert {k for k, r in rows.items() if r["name"].startswith("a")} == set(groups[1][4:] + groups[2])
     assert len(rows) == 27
 
-    key_of = {r["id"]: r["_hoodie_file_name"] for r in rows.values() if r["name"].startswith("a")}
-    files = {n: sorted(cols for rel, cols in reads if rel.endswith(n)) for n in set(key_of.values())}
+    def file_of(group: list[int]) -> str:
+        (name,) = {rows[k]["_hoodie_file_name"] for k in group if rows[k]["name"].startswith("a")}
+        return name
+
+    kept = [file_of(groups[1]), file_of(groups[2])]
+    second, third = ([cols for rel, cols in reads if rel.endswith(name)] for name in kept)
+    everything = tuple(rows[100])
     decided_on = ("_hoodie_record_key", "id", "ts")  # the record key, its field and the ordering field
-    # Groups 2 and 3 keep rows: their other columns are read after the decision.
-    assert len(files) == 2 and all(cols[0] == decided_on or cols[1] == decided_on for cols in files.values())
-    assert all(len(cols) == 2 and sum(len(c) for c in cols) == len(rows[100]) for cols in files.values())
+    # Group 2: 4 log records for 10 rows, so rows stay: one read of every column.
+    assert second == [everything]
+    # Group 3: as many log records as rows (all losing): the other columns are read after the decision.
+    assert third[0] == decided_on and len(third) == 2 and set(third[0]) | set(third[1]) == set(everything)
     # Group 1 keeps none: only its keys and ordering values were read.
-    replaced = [cols for rel, cols in reads if not any(rel.endswith(n) for n in files)]
+    replaced = [cols for rel, cols in reads if not any(rel.endswith(name) for name in kept)]
     assert replaced == [decided_on]
