@@ -10,6 +10,7 @@ the caller falls back to fastavro for them.
 
 from __future__ import annotations
 
+import copy
 import struct
 from collections.abc import Collection
 from typing import Any
@@ -37,6 +38,12 @@ _PAD = 16
 # 1 GiB so that any value of up to 1 GiB lies whole in the one it starts in.
 _WINDOW = 2**31 - 1
 _WINDOW_STEP = 2**30  # a power of two: a position splits into window and offset by bits
+# Records decoded together, field after field: a chunk's bytes and position
+# arrays stay in cache from one field's passes to the next, and numpy's
+# temporaries stay small enough to reuse memory instead of mapping fresh pages
+# (a block of 100,000 records decodes in about half the time in chunks).
+_CHUNK_RECORDS = 16_384
+_CHUNK_BYTES = 4 << 20
 
 
 class UnsupportedSchema(Exception):
@@ -89,6 +96,7 @@ class _Cursor:
         self.last = len(content) - 1
         self.pos = starts
         self.ends = ends
+        self.first = 0  # the index of the cursor's first record in the block, for messages
         # The content bytes alone, for gathers that clamp to its last byte.
         self.data = self.buf[: len(content)]
         # Eight bytes at every position as one opaque item (unaligned), so that
@@ -129,6 +137,23 @@ class _Cursor:
             raise ValueError("record lengths run past the end of the block")
         return cls(content, starts_arr, ends)
 
+    def chunk(self, lo: int, hi: int) -> _Cursor:
+        """A cursor over records ``lo`` to ``hi`` of this one, sharing its bytes."""
+        part = copy.copy(self)
+        part.pos = self.pos[lo:hi].copy()
+        part.ends = self.ends[lo:hi]
+        part.first = self.first + lo
+        return part
+
+    def chunk_bounds(self) -> list[tuple[int, int]]:
+        """Record ranges to decode one after the other (one, empty, without records)."""
+        n = len(self.pos)
+        if n == 0:
+            return [(0, 0)]
+        average = max(1, int(self.ends[-1] - self.pos[0]) // n)
+        size = max(1024, min(_CHUNK_RECORDS, _CHUNK_BYTES // average))
+        return [(lo, min(n, lo + size)) for lo in range(0, n, size)]
+
     def words(self, pos: np.ndarray) -> np.ndarray:
         """The eight bytes at each of ``pos`` as a little-endian uint64."""
         return self._words[pos].view("<u8")
@@ -148,7 +173,7 @@ class _Cursor:
         over = np.flatnonzero(self.pos > self.ends)
         if len(over):
             i = int(over[0])
-            raise ValueError(f"record {i} decodes past its length, at content offset {int(self.ends[i])}")
+            raise ValueError(f"record {self.first + i} decodes past its length, at content offset {int(self.ends[i])}")
 
     def _varints(self, pos: np.ndarray, values: bool) -> tuple[np.ndarray, np.ndarray]:
         """(each varint's index of its last byte, its unsigned value before
@@ -392,22 +417,25 @@ def decode_columnar(
     """Records of a block whose content starts with version and count ints:
     the fields in ``keep`` (None: all), in the schema's order. The others are
     only stepped over: no values are built or checked for them."""
-    cur = _Cursor.of_data_block(content, count)
-    columns = []
-    kept = []
-    for name, branch, t in fields:
-        try:
-            if keep is None or name in keep:
-                columns.append(_column(cur, count, branch, t, raw_schema.field(name).type))
-                kept.append(raw_schema.field(name))
-            else:
-                _skip_column(cur, branch, t)
-        except ValueError as exc:
-            if isinstance(exc, pa.ArrowException):
-                raise
-            raise ValueError(f"column {name!r}: {exc}") from exc
-    cur.check_ends()
-    if not columns:
+    block = _Cursor.of_data_block(content, count)
+    kept = [raw_schema.field(name) for name, _, _ in fields if keep is None or name in keep]
+    chunks: list[list[pa.Array]] = [[] for _ in kept]
+    for lo, hi in block.chunk_bounds():
+        cur = block if (lo, hi) == (0, count) else block.chunk(lo, hi)
+        out = iter(chunks)
+        for name, branch, t in fields:
+            try:
+                if keep is None or name in keep:
+                    next(out).append(_column(cur, hi - lo, branch, t, raw_schema.field(name).type))
+                else:
+                    _skip_column(cur, branch, t)
+            except ValueError as exc:
+                if isinstance(exc, pa.ArrowException):
+                    raise
+                raise ValueError(f"column {name!r}: {exc}") from exc
+        cur.check_ends()
+    if not kept:
         # No field asked for: the records still count (a table of no columns keeps its rows this way only).
         return pa.table([pa.nulls(count)], names=["_"]).drop_columns(["_"])
+    columns = [pa.chunked_array(c, type=f.type) for c, f in zip(chunks, kept)]
     return pa.Table.from_arrays(columns, schema=raw_schema if keep is None else pa.schema(kept, raw_schema.metadata))

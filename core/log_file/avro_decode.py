@@ -82,9 +82,12 @@ class BlockDecoder:
             if raw.num_columns == 0:
                 return raw
             arrow = self.arrow if columns is None else pa.schema([self.arrow.field(n) for n in raw.column_names])
-            return pa.Table.from_arrays(
-                [_logical(one_array(raw.column(i)), f.type) for i, f in enumerate(arrow)], schema=arrow
-            )
+            # Chunk by chunk, as decoded: joining them would copy every column.
+            columns = [
+                pa.chunked_array([_logical(c, f.type) for c in raw.column(i).chunks], f.type)
+                for i, f in enumerate(arrow)
+            ]
+            return pa.Table.from_arrays(columns, schema=arrow)
         datums = bytearray()
         view = memoryview(content)
         pos = 8
