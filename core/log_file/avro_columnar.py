@@ -151,7 +151,7 @@ class _Cursor:
         if n == 0:
             return [(0, 0)]
         average = max(1, int(self.ends[-1] - self.pos[0]) // n)
-        size = max(1024, min(_CHUNK_RECORDS, _CHUNK_BYTES // average))
+        size = min(_CHUNK_RECORDS, max(1024, _CHUNK_BYTES // average))
         return [(lo, min(n, lo + size)) for lo in range(0, n, size)]
 
     def words(self, pos: np.ndarray) -> np.ndarray:

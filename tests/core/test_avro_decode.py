@@ -106,6 +106,40 @@ def test_decoding_some_fields_equals_all_of_them_selected(block: tuple[dict, lis
     assert got.equals(full.select(got.column_names))
 
 
+@settings(max_examples=60, deadline=None)
+@given(blocks(), st.integers(1, 7))
+def test_blocks_decoded_in_chunks_equal_fastavro(block: tuple[dict, list[dict]], size: int) -> None:
+    """Records decoded a chunk at a time (as a block of more than 16,384 is)
+    give the same table, its columns in the chunks they were decoded in."""
+    from hudi_ray.core.log_file import avro_columnar
+
+    schema, rows = block
+    decoder = decoder_for(json.dumps(schema))
+    saved = avro_columnar._CHUNK_RECORDS
+    avro_columnar._CHUNK_RECORDS = size
+    try:
+        got = decoder.decode(_content(schema, rows), len(rows))
+    finally:
+        avro_columnar._CHUNK_RECORDS = saved
+    assert got.equals(pa.Table.from_pylist(rows, schema=avro_to_arrow_schema(schema)))
+    if len(rows) > size:
+        assert got.column(0).num_chunks == -(-len(rows) // size)
+
+
+def test_a_corrupt_record_in_a_later_chunk_is_named_by_its_place_in_the_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hudi_ray.core.log_file import avro_columnar
+
+    monkeypatch.setattr(avro_columnar, "_CHUNK_RECORDS", 2)
+    schema = {"type": "record", "name": "r", "fields": [{"name": "v", "type": "long"}]}
+    good = struct.pack(">i", 1) + b"\x02"
+    # Record 4 (the third chunk's first) claims one byte of a two-byte varint.
+    content = struct.pack(">ii", 3, 6) + good * 4 + struct.pack(">i", 1) + b"\xd8" + struct.pack(">i", 1) + b"\x02"
+    with pytest.raises(ValueError, match="record 4 decodes past its length"):
+        avro_columnar.decode_columnar(content, 6, avro_columnar.plan_fields(schema), pa.schema([("v", pa.int64())]))
+
+
 def test_skipped_fields_still_bound_each_record() -> None:
     """A skipped string that claims more bytes than its record holds is still an error."""
     schema = {"type": "record", "name": "r", "fields": [{"name": "a", "type": "string"}, {"name": "b", "type": "long"}]}
