@@ -121,7 +121,7 @@ class _Cursor:
                 pos += 4 + unpack(content, pos)[0]
         except struct.error:
             raise ValueError("record lengths run past the end of the block") from None
-        starts_arr = np.array(starts, dtype=np.int64)
+        starts_arr = np.fromiter(starts, dtype=np.int64, count=len(starts))
         # Checked once after the loop: each record's length is where the
         # next one starts (less its length prefix) minus where it starts.
         ends = np.append(starts_arr[1:] - 4, pos) if count else starts_arr
