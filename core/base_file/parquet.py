@@ -256,7 +256,8 @@ class ParquetReader:
         """With ``encoded``, text columns of small dictionaries stay dictionary
         arrays: a caller that drops rows before casting to plain text
         (``conform_table``) expands only the rows it keeps."""
-        with _errors(self.storage, rel):
+        # Not ``_errors``: a generator context per small file costs more than its checks.
+        try:
             data, md = self._read_small(rel, columns)
             if data is not None:
                 return data
@@ -266,6 +267,11 @@ class ParquetReader:
             threaded = _threaded(md.num_rows, md.num_columns if cols is None else len(cols))
             data = pf.read(columns=cols, use_threads=threaded)
             return data if encoded else _plain(data, small)
+        except Exception as exc:
+            mapped = _mapped(self.storage.uri(rel), exc)
+            if mapped is None:
+                raise
+            raise mapped from exc
 
     def iter_row_groups(self, rel: str, columns: Sequence[str] | None) -> Iterator[pa.Table]:
         """Each row group as a table (an empty table for a file without rows)."""

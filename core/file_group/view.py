@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from hudi_ray.core.base_file import BaseFileName, parse_base_file_name
+from hudi_ray.core.base_file import parse_base_file_name
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.config.tunables import PLANNING_TUNABLES, PlanningTunables
 from hudi_ray.core.exceptions import HudiFileNotFoundError
@@ -25,12 +25,17 @@ log = logging.getLogger(__name__)
 _PARTITION_METAFILE = ".hoodie_partition_metadata"
 
 
-@dataclass
+@dataclass(slots=True)
 class FileGroup:
+    """A file group's files as listed. Tuples, not lists: planning holds one
+    group per file group of the table, and every container the garbage
+    collector tracks makes each of its full passes longer."""
+
     partition_path: str
     file_id: str
-    base_files: list[tuple[BaseFileName, str, int]] = field(default_factory=list)  # (parsed, name, size)
-    log_files: list[LogFile] = field(default_factory=list)
+    # (instant time, name, size): plain tuples of strings, which the collector stops tracking.
+    base_files: tuple[tuple[str, str, int], ...] = ()
+    log_files: tuple[LogFile, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,7 @@ class _GroupTimes:
         self.completed: dict[tuple[str, str], list[str]] = {}
         for g in groups:
             key = (g.partition_path, g.file_id)
-            times = [b.instant_time for b, _, _ in g.base_files]
+            times = [t for t, _, _ in g.base_files]
             self.visible[key] = sorted(t for t in times if visibility.sees(t))
             # Files of pending or failed writes supersede nothing.
             self.completed[key] = sorted(t for t in times if view.timeline.is_completed_data_instant(t))
@@ -211,7 +216,10 @@ class FileSystemView:
         return written
 
     def file_groups(self, partitions: list[str]) -> list[FileGroup]:
-        groups: dict[tuple[str, str], FileGroup] = {}
+        """Every file group of ``partitions``, in the order the listing first names them."""
+        bases: dict[tuple[str, str], tuple[tuple[str, str, int], ...]] = {}
+        logs: dict[tuple[str, str], tuple[LogFile, ...]] = {}
+        order: dict[tuple[str, str], None] = {}
         listings = self._list_many(partitions)
         for partition, entries in zip(partitions, listings):
             for e in entries:
@@ -219,14 +227,16 @@ class FileSystemView:
                     continue
                 base = parse_base_file_name(e.name)
                 if base is not None:
-                    g = groups.setdefault((partition, base.file_id), FileGroup(partition, base.file_id))
-                    g.base_files.append((base, e.name, e.size))
+                    key = (partition, base.file_id)
+                    order.setdefault(key)
+                    bases[key] = (*bases.get(key, ()), (base.instant_time, e.name, e.size))
                     continue
                 lf = parse_log_file_name(e.name, e.size)
                 if lf is not None and not lf.is_cdc:
-                    g = groups.setdefault((partition, lf.file_id), FileGroup(partition, lf.file_id))
-                    g.log_files.append(lf)
-        return list(groups.values())
+                    key = (partition, lf.file_id)
+                    order.setdefault(key)
+                    logs[key] = (*logs.get(key, ()), lf)
+        return [FileGroup(p, fid, bases.get((p, fid), ()), logs.get((p, fid), ())) for p, fid in order]
 
     # -- slices --------------------------------------------------------------
 
@@ -255,9 +265,9 @@ class FileSystemView:
                 continue
             if keep_group is not None and not keep_group(g.partition_path, g.file_id):
                 continue
-            visible = [b for b in g.base_files if visibility.sees(b[0].instant_time)]
-            latest = max(visible, key=lambda b: b[0].instant_time) if visible else None
-            bases = sorted(b[0].instant_time for b in visible)
+            visible = [b for b in g.base_files if visibility.sees(b[0])]
+            latest = max(visible, key=lambda b: b[0]) if visible else None
+            bases = sorted(b[0] for b in visible)
             logs = self._logs_of_latest_slice(g, bases, visibility)
             if latest is None and not logs:
                 continue
@@ -273,18 +283,18 @@ class FileSystemView:
                     )
                 )
                 continue
-            base, name, size = latest
+            instant_time, name, size = latest
             slices.append(
                 HudiFileSlice(
                     file_id=g.file_id,
                     partition_path=g.partition_path,
-                    creation_instant_time=base.instant_time,
+                    creation_instant_time=instant_time,
                     base_file_name=name,
                     base_file_size=size,
                     base_file_byte_size=size,
                     log_file_names=[lf.name for lf in logs],
                     log_file_sizes=[lf.size for lf in logs],
-                    commit_time=base.instant_time,
+                    commit_time=instant_time,
                 )
             )
         self._fill_record_counts(slices)

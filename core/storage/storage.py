@@ -37,9 +37,9 @@ from hudi_ray.core.storage.paths import (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileInfo:
-    """One entry of a directory listing."""
+    """One entry of a directory listing (slotted: planning holds one per file)."""
 
     name: str
     path: str  # relative to the storage root

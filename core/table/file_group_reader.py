@@ -7,12 +7,11 @@ import functools
 import itertools
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_ray.core.base_file import BaseFileReader, base_file_reader
+from hudi_ray.core.base_file import BaseFileReader, base_file_format, base_file_instant, base_file_reader
 from hudi_ray.core.config.keys import is_read_config
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFilterError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.expr import Filter, filters_to_expression
@@ -88,8 +87,7 @@ _PLAN_CACHE_SIZE = 64
 
 def _instant_of(base_rel: str) -> str | None:
     """The instant that wrote a base file, from its name."""
-    parsed = parse_base_file_name(base_rel.rsplit("/", 1)[-1])
-    return parsed.instant_time if parsed else None
+    return base_file_instant(base_rel.rsplit("/", 1)[-1])
 
 
 class ReadPlan:
@@ -159,15 +157,26 @@ class ReadPlan:
 _RUN_ROWS = 1 << 16
 
 
-@dataclass(frozen=True)
 class _BaseRead:
-    """A base file's data as read, before it is conformed to the table schema."""
+    """A base file's data as read, before it is conformed to the table schema.
+    A plain class: made once per file read, where a frozen dataclass's
+    ``__init__`` costs as much as a small file's conforming."""
 
-    plan: ReadPlan
-    data: pa.Table
-    constants: Mapping[str, pa.Scalar]
-    constants_key: str  # the partition whose values ``constants`` are ("" without constants)
-    base_rel: str
+    __slots__ = ("base_rel", "constants", "constants_key", "data", "plan")
+
+    def __init__(
+        self,
+        plan: ReadPlan,
+        data: pa.Table,
+        constants: Mapping[str, pa.Scalar],
+        constants_key: str,  # the partition whose values ``constants`` are ("" without constants)
+        base_rel: str,
+    ) -> None:
+        self.plan = plan
+        self.data = data
+        self.constants = constants
+        self.constants_key = constants_key
+        self.base_rel = base_rel
 
     def joins(self, other: _BaseRead) -> bool:
         """Whether ``other`` can be conformed together with this file's data
@@ -202,11 +211,12 @@ class HudiFileGroupReader:
         self._plans: dict[tuple, ReadPlan] = {}
         self._fills_partitions: bool | None = None
         self._ranges: dict[tuple, tuple[str | None, str | None]] = {}
+        self._readers: dict[str, BaseFileReader] = {}
 
     def __getstate__(self) -> dict:
-        # Plans are cheap to rebuild and hold compute expressions: not shipped.
+        # Plans and readers are cheap to rebuild (plans hold compute expressions): not shipped.
         state = self.__dict__.copy()
-        state["_plans"], state["_ranges"] = {}, {}
+        state["_plans"], state["_ranges"], state["_readers"] = {}, {}, {}
         return state
 
     @classmethod
@@ -257,14 +267,17 @@ class HudiFileGroupReader:
         commit_times: frozenset[str] | None,
         merging: bool,
         base_rel: str | None,
+        okey: tuple | None = None,
     ) -> ReadPlan:
         """The read plan of a slice; ``where`` (or what it gives, only called
-        when a plan is made) names the slice in errors."""
+        when a plan is made) names the slice in errors. ``okey`` is
+        ``options_key(options)`` when the caller has it already."""
         # The plan depends on the slice only through whether its base file is
         # older than the range's end, so one plan per read serves every slice
         # (building it per slice cost more than reading a small file). Keyed by
         # the options' values: options are mutable, and equal ones plan alike.
-        okey = options_key(options)
+        if okey is None:
+            okey = options_key(options)
         commit_range = self._ranges.get(okey)
         if commit_range is None:
             commit_range = self._ranges[okey] = self._range(options)
@@ -312,7 +325,13 @@ class HudiFileGroupReader:
     # -- the read pipeline ---------------------------------------------------------
 
     def _base_reader(self, base_rel: str) -> BaseFileReader:
-        return base_file_reader(self.context.storage, base_rel, self.context.footers)
+        # One reader per format, asked for once per file read.
+        fmt = base_file_format(base_rel)
+        reader = self._readers.get(fmt)
+        if reader is None:
+            reader = base_file_reader(self.context.storage, base_rel, self.context.footers)
+            self._readers[fmt] = reader
+        return reader
 
     def _read_base(
         self, base_rel: str, partition_path: str, schema: pa.Schema, plain: frozenset[str] | None = None
@@ -556,6 +575,7 @@ class HudiFileGroupReader:
         out: list[pa.RecordBatch] = []
         run: list[_BaseRead] = []
         held = 0
+        okey = options_key(opts)
         for s in file_slices:
             base_rel = s.base_file_relative_path()
             if not base_rel or (s.log_file_names and not read_optimized):
@@ -565,7 +585,7 @@ class HudiFileGroupReader:
                 out.extend([self._one_batch(rows)] if contiguous else rows.to_batches())
                 continue
             plan = self._plan(
-                opts, functools.partial(self.context.storage.uri, base_rel), commit_times, False, base_rel
+                opts, functools.partial(self.context.storage.uri, base_rel), commit_times, False, base_rel, okey
             )
             reader = self._base_reader(base_rel)
             data = reader.read(base_rel, plan.read_schema.names)
