@@ -559,6 +559,7 @@ class HudiFileGroupReader:
         commit_times: frozenset[str] | None = None,
         visibility: Visibility | None = None,
         contiguous: bool = True,
+        coalesce: bool = False,
     ) -> list[pa.RecordBatch]:
         """``read_file_slice`` of each slice, in order, with the same arguments.
 
@@ -569,7 +570,13 @@ class HudiFileGroupReader:
 
         Without ``contiguous``, a merged slice gives its rows as the merge
         left them (the kept base rows, then the log's), in a batch each,
-        instead of one batch: joining them would copy the whole slice once more."""
+        instead of one batch: joining them would copy the whole slice once more.
+
+        With ``coalesce``, batches no longer follow slices at all: a run of
+        consecutive small base-only slices comes as one batch, made contiguous
+        once, instead of a batch per file (for callers that only want the
+        rows, such as a reader task building blocks; a batch per file of a few
+        rows costs more to make and to consume than its rows)."""
         opts = self._options(options)
         read_optimized = opts.use_read_optimized()
         out: list[pa.RecordBatch] = []
@@ -579,7 +586,7 @@ class HudiFileGroupReader:
         for s in file_slices:
             base_rel = s.base_file_relative_path()
             if not base_rel or (s.log_file_names and not read_optimized):
-                out.extend(self._conformed_run(run))
+                out.extend(self._conformed_run(run, not coalesce))
                 run, held = [], 0
                 rows = self._slice_rows(s, opts, commit_times, visibility)
                 out.extend([self._one_batch(rows)] if contiguous else rows.to_batches())
@@ -593,15 +600,18 @@ class HudiFileGroupReader:
             self._check_base_columns(reader, base_rel, data, plan.read_schema, constants)
             item = _BaseRead(plan, data, constants, s.partition_path if constants else "", base_rel)
             if run and (held + data.num_rows > _RUN_ROWS or not run[-1].joins(item)):
-                out.extend(self._conformed_run(run))
+                out.extend(self._conformed_run(run, not coalesce))
                 run, held = [], 0
             run.append(item)
             held += data.num_rows
-        out.extend(self._conformed_run(run))
+        out.extend(self._conformed_run(run, not coalesce))
         return out
 
-    def _conformed_run(self, run: Sequence[_BaseRead]) -> list[pa.RecordBatch]:
-        """One batch per file of ``run`` (base files read alike), as ``read_file_slice`` gives them."""
+    def _conformed_run(self, run: Sequence[_BaseRead], per_file: bool = True) -> list[pa.RecordBatch]:
+        """One batch per file of ``run`` (base files read alike), as
+        ``read_file_slice`` gives them; or, not ``per_file``, one batch of
+        them all (joined first: masking thousands of chunks, and cutting them
+        into batches, costs more than copying their few rows)."""
         if not run:
             return []
         first = run[0]
@@ -613,14 +623,19 @@ class HudiFileGroupReader:
             stretches = _same_schema_stretches(run)
             if len(stretches) == 1:
                 raise
-            return [b for stretch in stretches for b in self._conformed_run(stretch)]
+            return [b for stretch in stretches for b in self._conformed_run(stretch, per_file)]
         uri = self.context.storage.uri
+        if not per_file and len(run) > 1:
+            raw = raw.combine_chunks()
         try:
             data = conform_table(raw, plan.read_schema, first.constants, uri(first.base_rel))
         except HudiSchemaError:
             for r in run:  # the file that cannot be conformed raises, naming itself
                 conform_table(r.data, plan.read_schema, r.constants, uri(r.base_rel))
             raise
+        if not per_file:
+            data = plan.apply(data)
+            return [self._one_batch(data)] if data.num_rows else []
         if plan.mask is None:
             out = self._per_file_batches(plan.apply(data), [r.data.num_rows for r in run])
         else:

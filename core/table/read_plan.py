@@ -59,11 +59,18 @@ class HudiReadPlan:
         )
 
     def read_slices(self, reader: HudiFileGroupReader, file_slices: Sequence[HudiFileSlice]) -> list[pa.RecordBatch]:
-        """``read_slice`` of each slice, in order; small base-only slices are
-        finished together (``HudiFileGroupReader.read_file_slices``), so a
-        worker reads many small slices for less than one call each."""
+        """The rows of ``read_slice`` of each slice, in order, in batches that
+        need not follow slices: small base-only slices are finished together
+        and come as one batch (``HudiFileGroupReader.read_file_slices`` with
+        ``coalesce``), so a worker reads many small slices for less than one
+        call each and builds blocks of few chunks."""
         return reader.read_file_slices(
-            file_slices, self.options, commit_times=self.commit_times, visibility=self.visibility
+            file_slices,
+            self.options,
+            commit_times=self.commit_times,
+            visibility=self.visibility,
+            contiguous=False,
+            coalesce=True,
         )
 
     def read_slice_stream(

@@ -63,6 +63,20 @@ def test_read_equals_per_slice_reads(tmp_path: Path, options: HudiReadOptions | 
     _assert_same(table.read(options), _per_slice(table, options))
 
 
+@pytest.mark.parametrize("options", OPTIONS, ids=["all", "projection", "filter", "partition-filter"])
+def test_coalesced_runs_hold_the_per_slice_rows(tmp_path: Path, options: HudiReadOptions | None) -> None:
+    """With ``coalesce`` (a reader task's read) a run of small slices comes as
+    one batch: the same rows in the same order, in the table schema."""
+    table = _table(_small_table(tmp_path))
+    slices = table.get_file_slices(options)
+    reader = table.create_file_group_reader_with_options(options)
+    got = reader.read_file_slices(slices, options, contiguous=False, coalesce=True)
+    expected = _per_slice(table, options)
+    assert len(got) < len(expected)
+    assert all(b.schema.equals(expected[0].schema) for b in got)
+    assert pa.Table.from_batches(got).equals(pa.Table.from_batches(expected).combine_chunks())
+
+
 def test_missing_columns_read_as_nulls_file_by_file(tmp_path: Path) -> None:
     """Files lacking a nullable column (schema evolution) between files that
     have it: each reads its own rows, with NULLs only where the file lacks it."""
