@@ -139,7 +139,15 @@ class LogRecords:
             lo, hi = np.searchsorted(seqs, (start, start + n))
             if hi > lo:
                 data = piece.select(self.schema.names)
-                out.append(data if hi - lo == n else data.take(seqs[lo:hi] - start))
+                if hi - lo == n:
+                    out.append(data)
+                elif 2 * (hi - lo) > n:
+                    # Most of the block: Arrow's filter copies kept runs, about a fifth faster than a gather.
+                    keep = np.zeros(n, dtype=bool)
+                    keep[seqs[lo:hi] - start] = True
+                    out.append(data.filter(pa.array(keep)))
+                else:
+                    out.append(data.take(seqs[lo:hi] - start))
             start += n
         if not out:
             return self.schema.empty_table()
@@ -250,19 +258,37 @@ def _winner_rows(narrow: pa.Table, codes: _KeyCodes, cfg: MergeConfig) -> np.nda
         last = np.full(codes.count, -1, dtype=np.int64)
         np.maximum.at(last, key, seq)
         return last
+    winners = np.empty(codes.count, dtype=np.int64)
+    # A key's only record wins whatever it holds; the ranking below is for
+    # keys the log holds more than once (often none: each key updated once).
+    repeated = np.bincount(key, minlength=codes.count)[key] > 1
+    if not repeated.any():
+        winners[key] = seq
+        return winners
+    once = ~repeated
+    winners[key[once]] = seq[once]
+    rows = np.flatnonzero(repeated)
+    _rank_repeated(narrow.take(rows), key[rows], codes.count, cfg, winners)
+    return winners
+
+
+def _rank_repeated(narrow: pa.Table, key: np.ndarray, count: int, cfg: MergeConfig, winners: np.ndarray) -> None:
+    """Event-time winners of the keys of ``narrow``'s records (``key``, their
+    codes of ``count``), written into ``winners``."""
+    seq = narrow.column(_SEQ).to_numpy()
     is_del = _flags(narrow.column(_DEL))
     is_ct = _flags(narrow.column(_CTDEL))
     alive = None
     if is_ct.any():
         # Everything before a key's last commit-time delete is discarded.
-        cut = np.full(codes.count, -1, dtype=np.int64)
+        cut = np.full(count, -1, dtype=np.int64)
         np.maximum.at(cut, key[is_ct], seq[is_ct])
         cut_of = cut[key]
         after = (cut_of >= 0) & (seq > cut_of)
         # Deletes right after a commit-time delete lose to it: until a
         # record follows, the key stays deleted whatever their ordering.
         record = after & ~is_del
-        first = np.full(codes.count, len(seq), dtype=np.int64)
+        first = np.full(count, len(seq), dtype=np.int64)
         np.minimum.at(first, key[record], seq[record])
         shadowed = after & is_del & (seq < first[key])
         alive = np.flatnonzero((seq >= cut_of) & ~shadowed)
@@ -280,9 +306,7 @@ def _winner_rows(narrow: pa.Table, codes: _KeyCodes, cfg: MergeConfig) -> np.nda
     ranked = pc.sort_indices(order, sort_keys=spec).to_numpy()
     ordered_codes = order.column("code").to_numpy()[ranked]
     last = np.append(ordered_codes[1:] != ordered_codes[:-1], True) if len(ranked) else np.zeros(0, dtype=bool)
-    winners = np.empty(codes.count, dtype=np.int64)
     winners[ordered_codes[last]] = order.column("seq").to_numpy()[ranked[last]]
-    return winners
 
 
 def _flags(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
