@@ -63,15 +63,8 @@ def _model(base: dict[str, tuple[int, str]], blocks: list[list[tuple]], mode: Me
     return out
 
 
-@settings(max_examples=150, deadline=None)
-@given(
-    base=st.dictionaries(st.sampled_from("abcd"), st.tuples(st.integers(0, 5), st.text("pq", min_size=1, max_size=2))),
-    blocks=st.lists(st.lists(op, min_size=1, max_size=6), max_size=5),
-    mode=st.sampled_from(list(MergeMode)),
-)
-def test_merge_matches_model(base, blocks, mode) -> None:
-    cfg = _cfg(mode)
-    base_table = pa.table(
+def _base_table(base: dict[str, tuple[int, str]]) -> pa.Table:
+    return pa.table(
         {
             "_hoodie_commit_time": ["1"] * len(base),
             "_hoodie_record_key": list(base),
@@ -80,6 +73,17 @@ def test_merge_matches_model(base, blocks, mode) -> None:
         },
         schema=SCHEMA,
     )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    base=st.dictionaries(st.sampled_from("abcd"), st.tuples(st.integers(0, 5), st.text("pq", min_size=1, max_size=2))),
+    blocks=st.lists(st.lists(op, min_size=1, max_size=6), max_size=5),
+    mode=st.sampled_from(list(MergeMode)),
+)
+def test_merge_matches_model(base, blocks, mode) -> None:
+    cfg = _cfg(mode)
+    base_table = _base_table(base)
     logs = LogRecords(SCHEMA, cfg)
     for i, block in enumerate(blocks):
         if block[0][0] == "delete":
@@ -276,15 +280,7 @@ def test_keys_held_once_by_the_log(mode: MergeMode) -> None:
                 "v": [o[3] for o in block],
             }
             logs.add_data(pa.table(raw, schema=SCHEMA), "test")
-    base_table = pa.table(
-        {
-            "_hoodie_commit_time": ["1"] * len(base),
-            "_hoodie_record_key": list(base),
-            "ts": [t for t, _ in base.values()],
-            "v": [v for _, v in base.values()],
-        },
-        schema=SCHEMA,
-    )
+    base_table = _base_table(base)
     got = merge_records(base_table, logs, cfg)
     rows = {r["_hoodie_record_key"]: (r["ts"], r["v"]) for r in got.to_pylist()}
     assert len(rows) == got.num_rows
