@@ -113,7 +113,7 @@ class _Cursor:
         # The length prefixes chain record to record, so this walk is sequential:
         # one C call per record, in a comprehension (a quarter faster than a
         # loop appending to a list), giving where each record's successor starts.
-        pos = 8
+        pos = first = 8  # after the content's version and count
         unpack = _I32.unpack_from
         try:
             after = [pos := pos + 4 + unpack(content, pos)[0] for _ in itertools.repeat(None, count)]
@@ -122,7 +122,7 @@ class _Cursor:
         ends = np.fromiter(after, dtype=np.int64, count=count)
         starts_arr = np.empty(count, dtype=np.int64)
         if count:
-            starts_arr[0] = 12
+            starts_arr[0] = first + 4
             starts_arr[1:] = ends[:-1] + 4
         # Checked once after the walk: each record's length is where the
         # next one starts (less its length prefix) minus where it starts.
