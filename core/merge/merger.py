@@ -288,7 +288,8 @@ def _rank_repeated(narrow: pa.Table, key: np.ndarray, count: int, cfg: MergeConf
         # Deletes right after a commit-time delete lose to it: until a
         # record follows, the key stays deleted whatever their ordering.
         record = after & ~is_del
-        first = np.full(count, len(seq), dtype=np.int64)
+        # Past every sequence number: ``seq`` holds some records' positions in the whole log, not 0 .. n - 1.
+        first = np.full(count, int(seq.max()) + 1, dtype=np.int64)
         np.minimum.at(first, key[record], seq[record])
         shadowed = after & is_del & (seq < first[key])
         alive = np.flatnonzero((seq >= cut_of) & ~shadowed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hudi_ray import HudiUnsupportedError
@@ -80,6 +80,14 @@ def _base_table(base: dict[str, tuple[int, str]]) -> pa.Table:
     base=st.dictionaries(st.sampled_from("abcd"), st.tuples(st.integers(0, 5), st.text("pq", min_size=1, max_size=2))),
     blocks=st.lists(st.lists(op, min_size=1, max_size=6), max_size=5),
     mode=st.sampled_from(list(MergeMode)),
+)
+# A key held once beside one held twice, a commit-time delete then an ordered
+# delete: only the repeated key is ranked, on record positions taken from the
+# whole log, and the second delete must still lose to the first.
+@example(
+    base={"a": (2, "p")},
+    blocks=[[("upsert", "b", 0, "x")], [("delete", "a", None, ""), ("delete", "a", 1, "")]],
+    mode=MergeMode.EVENT_TIME_ORDERING,
 )
 def test_merge_matches_model(base, blocks, mode) -> None:
     cfg = _cfg(mode)
