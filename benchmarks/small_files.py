@@ -18,6 +18,11 @@ case once, in a rotated order), medians and bests of ``--reps`` runs of:
   then), against the single-process ``table.read``. The cost of a first plan
   is printed apart ("planner, plan for 2 chunks").
 
+* every base file read with pyarrow alone, as many at once as ``table.read``
+  reads slices, the files listed beforehand: a ceiling for any reader built on
+  pyarrow's per-file reads. ``table.read`` plans and reads, so hudi-rs's time
+  over this one bounds the ``table.read`` ratio from above.
+
 Every table case builds its table first, so no footer or listing is cached
 across runs. Also prints the per-slice overhead of the core (``table.read``
 time over slices) and of one reader task (``read_chunk`` over every slice, in
@@ -27,6 +32,7 @@ this process, over slices). Not a test: numbers depend on the machine.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -40,6 +46,8 @@ from pathlib import Path
 import hudi
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 
 # No "execution finished" line per dataset (read when ray.data is imported).
 os.environ.setdefault("RAY_DATA_LOG_LEVEL", "WARNING")
@@ -127,6 +135,27 @@ def check(uri: str) -> tuple[int, int, int]:
     return rows[0], slices[0], kept[0]
 
 
+def _read_file(fs: pafs.FileSystem, path: str) -> int:
+    """One file's rows through pyarrow's bare reader, the cheapest per-file path it has."""
+    with fs.open_input_file(path) as source:
+        reader = pq.ParquetReader()
+        reader.open(source, pre_buffer=False)
+        return reader.read_all(use_threads=False).num_rows
+
+
+def pyarrow_case(uri: str, rows: int) -> Case:
+    table = hudi_ray.HudiTableBuilder.from_base_uri(uri).build()
+    paths = [f"{uri}/{s.base_file_relative_path()}" for s in table.get_file_slices()]
+    fs = pafs.LocalFileSystem()
+    width = max(2, min(8, os.cpu_count() or 2))  # table.read's default slice read concurrency
+
+    def read_all() -> int:
+        with concurrent.futures.ThreadPoolExecutor(width) as pool:
+            return sum(pool.map(lambda path: _read_file(fs, path), paths))
+
+    return Case(f"pyarrow per-file reads ({width} threads)", read_all, rows)
+
+
 def table_cases(uri: str, rows: int, slices: int, kept: int) -> list[Case]:
     def ours() -> hudi_ray.HudiTable:
         return hudi_ray.HudiTableBuilder.from_base_uri(uri).build()
@@ -196,7 +225,7 @@ def main() -> None:
     prepare(path, args.files, args.rows_per_file, args.partitions)
     rows, slices, kept = check(uri)
 
-    all_cases = table_cases(uri, rows, slices, kept)
+    all_cases = [*table_cases(uri, rows, slices, kept), pyarrow_case(uri, rows)]
     if not args.no_ray:
         import ray
 
@@ -230,6 +259,9 @@ def main() -> None:
         f"{ratio('filtered plan (footers): hudi_ray', 'filtered plan (footers): hudi-rs')}"
     )
     print(f"  table.read vs hudi-rs:            {ratio('table.read: hudi_ray', 'table.read: hudi-rs')}")
+    bare = next(label for label in times if label.startswith("pyarrow per-file reads"))
+    print(f"  ceiling, pyarrow reads vs hudi-rs: {ratio(bare, 'table.read: hudi-rs')}")
+    print(f"  table.read vs pyarrow reads:      {ratio('table.read: hudi_ray', bare)}")
     if not args.no_ray:
         print(f"  read_hudi (2 CPUs) vs table.read: {ratio('read_hudi: 2 CPUs', 'table.read: hudi_ray')}")
 
