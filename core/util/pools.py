@@ -17,9 +17,8 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
 from hudi_ray.core.config.tunables import POOL_TUNABLES
@@ -60,14 +59,18 @@ def io_map(fn: Callable[[T], R], items: Iterable[T], limit: int | None = None) -
         return [fn(x) for x in items]
     pool = _shared()
     results: list[Future[R]] = []
-    in_flight: deque[Future[R]] = deque()
+    in_flight: set[Future[R]] = set()
     try:
         for x in items:
             if len(in_flight) >= width:
-                in_flight.popleft().result()
+                # Any finished item frees a place: waiting for the oldest
+                # instead left a thread idle behind every long item.
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                if any(f.exception() is not None for f in done):
+                    break  # raised below, in order; nothing more is started
             f = pool.submit(fn, x)
             results.append(f)
-            in_flight.append(f)
+            in_flight.add(f)
         return [f.result() for f in results]
     finally:
         for f in results:

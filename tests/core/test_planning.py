@@ -156,3 +156,32 @@ def test_io_map_keeps_order_bounds_width_and_runs_nested_calls_inline() -> None:
     assert io_map(lambda x: sum(io_map(lambda y: y, range(x))), range(40)) == [sum(range(x)) for x in range(40)]
     with pytest.raises(ZeroDivisionError):
         io_map(lambda x: 1 // x, [1, 0, 2])
+
+
+def test_io_map_starts_the_next_item_when_any_finishes() -> None:
+    # The first item waits for the last one: a window freed only by its
+    # oldest item would hold the last one back until the first timed out.
+    last = 11
+    reached = threading.Event()
+
+    def item(x: int) -> bool:
+        if x == last:
+            reached.set()
+        return reached.wait(10) if x == 0 else True
+
+    assert io_map(item, range(12), limit=2) == [True] * 12
+
+
+def test_io_map_starts_nothing_after_a_failure() -> None:
+    started: list[int] = []
+
+    def item(x: int) -> int:
+        started.append(x)
+        if x == 0:
+            raise ZeroDivisionError
+        threading.Event().wait(0.02)
+        return x
+
+    with pytest.raises(ZeroDivisionError):
+        io_map(item, range(20), limit=2)
+    assert len(started) < 20
