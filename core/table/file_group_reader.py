@@ -155,6 +155,11 @@ class ReadPlan:
 # Rows of small base files conformed and cut into batches together by
 # ``read_file_slices``; a larger file goes alone (joining would only copy it).
 _RUN_ROWS = 1 << 16
+# Files of a run, when each keeps a batch of its own: a run's tables live
+# until it is conformed, and the more files that holds, the slower every later
+# file's read allocates (20,000 files of 20 rows, serial CPU: runs of 256
+# files 6.6 s, of 16 about 5.5 s). One file alone pays the run's fixed cost.
+_RUN_FILES = 16
 
 
 class _BaseRead:
@@ -599,7 +604,8 @@ class HudiFileGroupReader:
             constants = self._constants(s.partition_path)
             self._check_base_columns(reader, base_rel, data, plan.read_schema, constants)
             item = _BaseRead(plan, data, constants, s.partition_path if constants else "", base_rel)
-            if run and (held + data.num_rows > _RUN_ROWS or not run[-1].joins(item)):
+            full = held + data.num_rows > _RUN_ROWS or (not coalesce and len(run) >= _RUN_FILES)
+            if run and (full or not run[-1].joins(item)):
                 out.extend(self._conformed_run(run, not coalesce))
                 run, held = [], 0
             run.append(item)

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiSchemaError
-from hudi_ray.core.table import HudiReadOptions, HudiTable, HudiTableBuilder
+from hudi_ray.core.table import HudiReadOptions, HudiTable, HudiTableBuilder, file_group_reader
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
 from hudi_ray.core.util import group_small
 from tests.support import write_numbered_table
@@ -74,6 +74,19 @@ def test_coalesced_runs_hold_the_per_slice_rows(tmp_path: Path, options: HudiRea
     expected = _per_slice(table, options)
     assert len(got) < len(expected)
     assert all(b.schema.equals(expected[0].schema) for b in got)
+    assert pa.Table.from_batches(got).equals(pa.Table.from_batches(expected).combine_chunks())
+
+
+def test_runs_cut_after_a_few_files_read_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches a file each come from runs of at most ``_RUN_FILES`` files (cut
+    here inside every partition); coalesced runs are cut by rows only."""
+    monkeypatch.setattr(file_group_reader, "_RUN_FILES", 3)
+    table = _table(_small_table(tmp_path))
+    expected = _per_slice(table)
+    _assert_same(table.read(), expected)
+    reader = table.create_file_group_reader_with_options()
+    got = reader.read_file_slices(table.get_file_slices(), contiguous=False, coalesce=True)
+    assert len(got) < len(expected) / 3
     assert pa.Table.from_batches(got).equals(pa.Table.from_batches(expected).combine_chunks())
 
 
