@@ -318,6 +318,14 @@ def _serial_read(uri: str) -> int:
     return sum(reader.read_file_slice(s).num_rows for s in table.get_file_slices())
 
 
+def _avro_blocks(path: Path) -> Iterator[Any]:
+    """Every Avro data block of the table's log files, file by file."""
+    for log in sorted(path.rglob(".*.log.*")):
+        for block in read_log_blocks(log.read_bytes(), str(log)):
+            if block.block_type is BlockType.AVRO_DATA:
+                yield block
+
+
 def _process_seconds(fn: Callable[[], Any], reps: int = 2) -> float:
     """Best process (CPU) time of ``reps`` calls: other tenants of the machine move it far less than wall time."""
     best = math.inf
@@ -339,12 +347,7 @@ def merge_budget(path: Path) -> None:
     uri = str(path)
     one_at_a_time = {"hoodie.read.file.slice.read.concurrency": "1"}
     ro_options = {**one_at_a_time, **RO}
-    blocks = [
-        block
-        for log in sorted(path.rglob(".*.log.*"))
-        for block in read_log_blocks(log.read_bytes(), str(log))
-        if block.block_type is BlockType.AVRO_DATA
-    ]
+    blocks = list(_avro_blocks(path))
     records = _decode_all_avro_blocks(blocks)  # also a warm-up
     ro = _process_seconds(lambda: _read(hudi_ray, uri, ro_options))
     snapshot = _process_seconds(lambda: _read(hudi_ray, uri, one_at_a_time))
@@ -366,27 +369,24 @@ def avro_decode_split(path: Path) -> tuple[float, float, int]:
     """
     loop = build = 0.0
     records = 0
-    for log in sorted(path.rglob(".*.log.*")):
-        for block in read_log_blocks(log.read_bytes(), str(log)):
-            if block.block_type is not BlockType.AVRO_DATA:
-                continue
-            assert block.schema is not None
-            parsed = fastavro.parse_schema(json.loads(block.schema))
-            arrow_schema = avro_to_arrow_schema(block.schema, "log block")
-            started = time.perf_counter()
-            content = bytes(block.content)
-            count = struct.unpack_from(">i", content, 4)[0]
-            buf = io.BytesIO(content)
-            buf.seek(8)
-            rows = []
-            for _ in range(count):
-                buf.read(4)
-                rows.append(fastavro.schemaless_reader(buf, parsed, None))
-            middle = time.perf_counter()
-            pa.Table.from_pylist(rows, schema=arrow_schema)
-            build += time.perf_counter() - middle
-            loop += middle - started
-            records += count
+    for block in _avro_blocks(path):
+        assert block.schema is not None
+        parsed = fastavro.parse_schema(json.loads(block.schema))
+        arrow_schema = avro_to_arrow_schema(block.schema, "log block")
+        started = time.perf_counter()
+        content = bytes(block.content)
+        count = struct.unpack_from(">i", content, 4)[0]
+        buf = io.BytesIO(content)
+        buf.seek(8)
+        rows = []
+        for _ in range(count):
+            buf.read(4)
+            rows.append(fastavro.schemaless_reader(buf, parsed, None))
+        middle = time.perf_counter()
+        pa.Table.from_pylist(rows, schema=arrow_schema)
+        build += time.perf_counter() - middle
+        loop += middle - started
+        records += count
     return loop, build, records
 
 

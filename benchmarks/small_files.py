@@ -58,6 +58,7 @@ import harness
 from harness import Case
 
 import hudi_ray
+from hudi_ray.core.config.tunables import ReadTunables
 from hudi_testkit import CowTableSpec, CowTableWriter
 
 DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "small_files"
@@ -147,7 +148,7 @@ def pyarrow_case(uri: str, rows: int) -> Case:
     table = hudi_ray.HudiTableBuilder.from_base_uri(uri).build()
     paths = [f"{uri}/{s.base_file_relative_path()}" for s in table.get_file_slices()]
     fs = pafs.LocalFileSystem()
-    width = max(2, min(8, os.cpu_count() or 2))  # table.read's default slice read concurrency
+    width = ReadTunables().slice_read_concurrency  # as many at once as table.read reads slices
 
     def read_all() -> int:
         with concurrent.futures.ThreadPoolExecutor(width) as pool:
