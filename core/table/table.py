@@ -33,6 +33,7 @@ from hudi_ray.core.table.slice_stats import footers_decide, with_footer_stats
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.util.collection import SMALL_GROUP_BYTES, group_small
+from hudi_ray.core.util.collector import collector_paused
 from hudi_ray.core.util.pools import io_map
 from hudi_ray.core.util.readahead import read_ahead
 
@@ -164,7 +165,8 @@ class HudiTable:
         return request
 
     def _scan(self, request: ReadRequest, explain: PlanExplain | None = None) -> ScanFiles:
-        return scan_for(self._sources, request, explain or NoExplain()).files()
+        with collector_paused():
+            return scan_for(self._sources, request, explain or NoExplain()).files()
 
     def explain(self, options: HudiReadOptions | None = None) -> PlanExplain:
         """How many partitions and file slices each planning stage kept for this read."""

@@ -1,0 +1,41 @@
+"""Pausing CPython's cyclic garbage collector while planning builds long-lived objects.
+
+Planning a table of many files builds tens of thousands of objects that live
+as long as the read (listings, commit metadata, file slices). CPython's
+collector runs a full pass whenever the objects that survived since its last
+one grow by a quarter, and each pass walks every tracked object of the
+process: a burst of long-lived objects pays for several such passes (two
+passes cost 0.2 s of a 0.7 s plan of 20,000 files). Reference counting still
+frees everything that is not in a cycle while the collector is paused.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_lock = threading.Lock()
+_holders = 0
+_resume = False  # whether the collector was enabled when the first holder paused it
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic collector disabled for the block, then restored as it was.
+    Re-entrant and shared by threads: it resumes when the last holder leaves,
+    and only if it was enabled when the first one came."""
+    global _holders, _resume
+    with _lock:
+        if _holders == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _holders += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _holders -= 1
+            if _holders == 0 and _resume:
+                gc.enable()
