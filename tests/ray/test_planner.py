@@ -4,6 +4,7 @@ reader-task prefetching and errors."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ from hudi_ray import (
     HudiTableNotFoundError,
     HudiTimestampError,
 )
+from hudi_ray import datasource as datasource_module
 from hudi_ray.core.storage import PrefetchingStorage
 from hudi_ray.core.table import SlicePrefetcher
 from hudi_ray.datasource import hudi_datasource
@@ -183,6 +185,20 @@ def test_errors_name_what_and_where(tmp_path: Path) -> None:
         hudi_ray.read_hudi(path, as_of_timestamp="not a time").count()
     with pytest.raises(hudi_ray.HudiSchemaError, match="nope"):
         hudi_ray.read_hudi(path, columns=["id", "nope"]).take_all()
+
+
+def test_reads_get_a_task_per_min_task_bytes_of_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_numbered_table(tmp_path / "t", rows=600, rows_per_file=10)
+    source = hudi_datasource(str(path))
+    total = source.estimate_inmemory_data_size()
+    assert total
+    # A third of the data per task (rounded up): three tasks, however many Ray asks for.
+    tunables = dataclasses.replace(datasource_module.RAY_TUNABLES, min_task_bytes=-(-total // 3))
+    monkeypatch.setattr(datasource_module, "RAY_TUNABLES", tunables)
+    tasks = source.get_read_tasks(40)
+    assert len(tasks) == 3
+    assert sum(t.num_rows for task in tasks for t in task()) == 600
+    assert hudi_ray.read_hudi(str(path)).materialize().num_blocks() == 3
 
 
 def test_small_reads_get_fewer_tasks_unless_the_caller_fixes_them(tmp_path: Path) -> None:
