@@ -14,6 +14,7 @@ anyway) is collected once it resumes.
 from __future__ import annotations
 
 import gc
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,3 +42,18 @@ def collector_paused() -> Iterator[None]:
             _holders -= 1
             if _holders == 0 and _resume:
                 gc.enable()
+
+
+def _reset_in_child() -> None:
+    # A child forked while a thread of its parent held the pause has no such
+    # thread to release it: it starts with the collector as it was before.
+    global _holders, _lock
+    _lock = threading.Lock()
+    if _holders:
+        _holders = 0
+        if _resume:
+            gc.enable()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_in_child)

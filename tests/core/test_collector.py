@@ -4,6 +4,8 @@ restored exactly as it was, whatever the nesting, threads or failures."""
 from __future__ import annotations
 
 import gc
+import os
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,6 +65,18 @@ def test_resumes_when_the_last_thread_leaves() -> None:
         t.join(5)
         assert not t.is_alive()
         assert not gc.isenabled()  # the first thread left; this one still holds it
+    assert gc.isenabled()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="needs a plain fork")
+def test_a_child_forked_during_a_pause_starts_with_the_collector_on() -> None:
+    with collector_paused():
+        pid = os.fork()
+        if pid == 0:  # the child: report through the exit code only
+            os._exit(0 if gc.isenabled() else 1)
+        _, status = os.waitpid(pid, 0)
+        assert not gc.isenabled()
+    assert os.waitstatus_to_exitcode(status) == 0
     assert gc.isenabled()
 
 
