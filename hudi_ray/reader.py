@@ -1,20 +1,19 @@
 """Reader tasks: a chunk of file slices in, Arrow tables out.
 
 ``read_chunk`` reads one chunk of a planned read slice by slice through the
-core's file group reader, so its rows are exactly those ``HudiTable.read``
-returns for the same slices. With prefetching, the core's ``SlicePrefetcher``
-fetches the files of the next ``prefetch_depth`` slices (footers, the column
-chunks the read decodes, whole log files) while one slice decodes, and a
-``PrefetchingStorage`` serves them from memory, so the task does not sit idle
-on storage. Memory stays bounded by the slice being merged plus the bytes
-fetched ahead, never by the whole chunk.
+core's read pipeline (``HudiReadPlan.read_units``), so its rows are exactly
+those ``HudiTable.read`` returns for the same slices. On an object store, with
+prefetching, the files of up to ``prefetch_depth`` units (a slice, or a group
+of small slices) ahead of the one decoding are fetched meanwhile, many requests
+in flight, so the task does not sit idle on storage. Memory stays bounded by
+the unit being merged plus the bytes fetched ahead, never by the whole chunk.
 
 Ray runs these functions inside read tasks; nothing here needs Ray.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 
@@ -22,9 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.storage import PrefetchingStorage
-from hudi_ray.core.table import HudiFileGroupReader, HudiReadPlan, SlicePrefetcher
-from hudi_ray.core.util import SMALL_GROUP_BYTES, group_small, read_ahead
+from hudi_ray.core.table import HudiFileGroupReader, HudiReadPlan
+from hudi_ray.core.util import SMALL_GROUP_BYTES, group_small
 from hudi_ray.tunables import RAY_TUNABLES
 
 
@@ -86,33 +84,32 @@ def _joined(tables: list[pa.Table]) -> pa.Table:
 
 
 def _chunk_tables(task: ChunkRead) -> Generator[pa.Table, None, None]:
-    if not task.prefetch:
-        reader = task.plan.file_group_reader()
-        sizes = [s.total_size_bytes() for s in task.slices]
-        for group in group_small(task.slices, sizes, SMALL_GROUP_BYTES):
-            if len(group) == 1:
-                yield from _slice_tables(task, reader, group[0])
-                continue
-            # Small slices, read and finished together: memory stays one group (a few MiB on disk).
-            batches = [b for b in task.plan.read_slices(reader, group) if b.num_rows]
-            if batches:
-                out = _finish_table(pa.Table.from_batches(batches), task.predicate, task.columns)
-                for offset in range(0, out.num_rows, task.batch_size):
-                    # An explicit length: a column-less table (count()) takes any slice length as given.
-                    yield out.slice(offset, min(task.batch_size, out.num_rows - offset))
-        return
-    storage = PrefetchingStorage(task.plan.context.storage)
-    reader = task.plan.file_group_reader(storage)
-    with SlicePrefetcher(storage, reader, task.plan) as prefetcher:
-        # Fetches start on the prefetcher's loop: read-ahead only keeps the window.
-        ahead = read_ahead(task.slices, prefetcher.fetch, max(0, task.prefetch_depth), started=True)
-        with closing(ahead):
-            for s, fetched in zip(task.slices, ahead):
-                prefetcher.install(fetched)
-                try:
-                    yield from _slice_tables(task, reader, s)
-                finally:
-                    prefetcher.clear()
+    sizes = [s.total_size_bytes() for s in task.slices]
+    units = group_small(task.slices, sizes, SMALL_GROUP_BYTES)
+    tables = task.plan.read_units(
+        units,
+        lambda reader, unit: _unit_tables(task, reader, unit),
+        prefetch=task.prefetch,
+        max_ahead=max(0, task.prefetch_depth),
+    )
+    with closing(tables):
+        for unit_tables in tables:
+            yield from unit_tables
+
+
+def _unit_tables(task: ChunkRead, reader: HudiFileGroupReader, unit: Sequence[HudiFileSlice]) -> list[pa.Table]:
+    if len(unit) == 1:
+        return list(_slice_tables(task, reader, unit[0]))
+    # Small slices, read and finished together: memory stays one group (a few MiB on disk).
+    batches = [b for b in task.plan.read_slices(reader, unit) if b.num_rows]
+    if not batches:
+        return []
+    out = _finish_table(pa.Table.from_batches(batches), task.predicate, task.columns)
+    # An explicit length: a column-less table (count()) takes any slice length as given.
+    return [
+        out.slice(offset, min(task.batch_size, out.num_rows - offset))
+        for offset in range(0, out.num_rows, task.batch_size)
+    ]
 
 
 def _slice_tables(task: ChunkRead, reader: HudiFileGroupReader, s: HudiFileSlice) -> Iterator[pa.Table]:

@@ -12,8 +12,10 @@ class RayTunables:
     # stays small; the core's batch size (HudiReadOptions, 1024 by the reader
     # spec) is the default of read_stream, a different consumer.
     block_rows: int = 131_072
-    # Slices whose files a reader task fetches while one decodes.
-    prefetch_depth: int = 1
+    # Units (a slice, or a group of small slices) whose files a reader task
+    # fetches while one decodes, within the table's bytes-in-flight cap: on an
+    # object store each costs a round trip, so many are fetched together.
+    prefetch_depth: int = 16
     # Pinned snapshots a planner keeps; a new one starts only when commits land.
     planner_snapshots: int = 16
     # Plans a planner keeps for repeated reads (of any of its snapshots).

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError, HudiStorageError
+from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiStorageError
 from hudi_ray.core.storage import StorageLike
 
 
@@ -30,6 +30,8 @@ def _mapped(uri: str, exc: Exception) -> Exception | None:
     """The error naming ``uri`` that a failure reading it is; None for any other failure."""
     if isinstance(exc, FileNotFoundError):
         return HudiFileNotFoundError(f"Base file not found: {uri}")
+    if isinstance(exc, HudiCoreError):
+        return None  # the storage's own error, naming the file already
     if isinstance(exc, (pa.ArrowInvalid, pa.ArrowIOError, OSError)):
         msg = str(exc)
         if "No such file" in msg or "does not exist" in msg:

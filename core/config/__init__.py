@@ -1,6 +1,7 @@
 """Config: ``hoodie.properties`` parsing and the table / read config keys."""
 
 from hudi_ray.core.config.keys import (
+    HudiIOConfig,
     HudiPlanConfig,
     HudiReadConfig,
     HudiTableConfig,
@@ -10,9 +11,17 @@ from hudi_ray.core.config.keys import (
 from hudi_ray.core.config.loader import load_table_config
 from hudi_ray.core.config.properties import parse_properties
 from hudi_ray.core.config.table_config import TableConfig
-from hudi_ray.core.config.tunables import PLANNING_TUNABLES, POOL_TUNABLES, PlanningTunables, PoolTunables, ReadTunables
+from hudi_ray.core.config.tunables import (
+    PLANNING_TUNABLES,
+    POOL_TUNABLES,
+    PlanningTunables,
+    PoolTunables,
+    ReadTunables,
+    io_tunables,
+)
 
 __all__ = [
+    "HudiIOConfig",
     "PLANNING_TUNABLES",
     "POOL_TUNABLES",
     "PlanningTunables",
@@ -25,5 +34,6 @@ __all__ = [
     "is_read_config",
     "load_table_config",
     "parse_properties",
+    "io_tunables",
     "warn_unknown_keys",
 ]

@@ -74,6 +74,19 @@ class HudiPlanConfig(str, Enum):
         return self.value
 
 
+class HudiIOConfig(str, Enum):
+    """Storage I/O configs; they belong to the table (set when it is built) and
+    bound how its files are fetched, never which rows a read returns."""
+
+    MAX_REQUESTS = "hoodie.io.max.requests"
+    MAX_BYTES_IN_FLIGHT = "hoodie.io.max.bytes.in.flight"
+    REQUEST_TIMEOUT_SECONDS = "hoodie.io.request.timeout.seconds"
+    MAX_ATTEMPTS = "hoodie.io.max.attempts"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 READ_CONFIG_PREFIX = "hoodie.read."
 _READ_KEYS = {m.value for m in HudiReadConfig}
 
@@ -96,7 +109,11 @@ _OTHER_KNOWN_KEYS = {
     "hoodie.read.file_group.end_timestamp",
 }
 KNOWN_KEYS = frozenset(
-    {m.value for m in HudiTableConfig} | _READ_KEYS | {m.value for m in HudiPlanConfig} | _OTHER_KNOWN_KEYS
+    {m.value for m in HudiTableConfig}
+    | _READ_KEYS
+    | {m.value for m in HudiPlanConfig}
+    | {m.value for m in HudiIOConfig}
+    | _OTHER_KNOWN_KEYS
 )
 _warned: set[str] = set()
 _warned_lock = threading.Lock()

@@ -18,12 +18,13 @@ PROPERTIES_BACKUP = ".hoodie/hoodie.properties.backup"
 
 def load_table_config(storage: Storage, overrides: dict[str, str]) -> TableConfig:
     """Read ``hoodie.properties`` (or its backup, as Hudi does mid-update)."""
-    if not storage.exists(".hoodie"):
-        raise HudiTableNotFoundError(f"Not a Hudi table: {storage.uri('.hoodie')} does not exist")
     path = PROPERTIES
     try:
+        # Read first, asked about only when missing: on an object store each question is a round trip.
         raw = storage.read_bytes(path)
     except HudiFileNotFoundError:
+        if not storage.exists(".hoodie"):
+            raise HudiTableNotFoundError(f"Not a Hudi table: {storage.uri('.hoodie')} does not exist") from None
         path = PROPERTIES_BACKUP
         try:
             raw = storage.read_bytes(path)

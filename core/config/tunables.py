@@ -10,9 +10,10 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from hudi_ray.core.config.keys import HudiPlanConfig
+from hudi_ray.core.config.keys import HudiIOConfig, HudiPlanConfig
 from hudi_ray.core.config.keys import HudiReadConfig as R
 from hudi_ray.core.exceptions import HudiConfigError
+from hudi_ray.core.storage.fetch import IOTunables
 
 
 def _positive_int(options: Mapping[str, str], key: str, default: int) -> int:
@@ -58,6 +59,30 @@ class PlanningTunables:
             max_footers_per_estimate=default.max_footers_per_estimate,
             footer_cache_capacity=default.footer_cache_capacity,
         )
+
+
+def _positive_float(options: Mapping[str, str], key: str, default: float) -> float:
+    raw = options.get(key)
+    if raw is None:
+        return default
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        raise HudiConfigError(f"Failed to parse {raw!r} for config {key}: not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise HudiConfigError(f"Config {key} must be a finite number > 0, got {raw!r}")
+    return value
+
+
+def io_tunables(options: Mapping[str, str]) -> IOTunables:
+    """A table's storage I/O tunables: defaults, with ``hoodie.io.*`` keys applied."""
+    default = IOTunables()
+    return IOTunables(
+        max_requests=_positive_int(options, HudiIOConfig.MAX_REQUESTS.value, default.max_requests),
+        max_bytes_in_flight=_positive_int(options, HudiIOConfig.MAX_BYTES_IN_FLIGHT.value, default.max_bytes_in_flight),
+        request_timeout=_positive_float(options, HudiIOConfig.REQUEST_TIMEOUT_SECONDS.value, default.request_timeout),
+        max_attempts=_positive_int(options, HudiIOConfig.MAX_ATTEMPTS.value, default.max_attempts),
+    )
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,12 @@ COLUMN_STATS = "column_stats"
 PARTITION_STATS = "partition_stats"
 RECORD_INDEX = "record_index"
 _BOOTSTRAP_PREFIX = "00000000000000"
+# On an object store an HFile up to this size is fetched whole, with its slice's
+# log files, in one round trip; a larger one is read by ranges (index, then blocks).
+_WHOLE_HFILE_BYTES = 16 << 20
+# Metadata files kept in memory per metadata table: a plan looks up the same
+# slices more than once (partitions, then their files).
+_KEPT_FILE_BYTES = 64 << 20
 
 
 def _merge(older: dict[str, Any] | None, newer: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -76,6 +82,7 @@ class MetadataTable:
     _valid: Visibility = field(init=False)
     _slices: dict[str, list[HudiFileSlice]] = field(default_factory=dict)
     _cache: dict[tuple[str, str], Any] = field(default_factory=dict)
+    _files: dict[str, bytes] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -140,14 +147,48 @@ class MetadataTable:
                 self._slices[partition] = cached
         return cached
 
-    def _hfile(self, rel: str) -> HFileReader:
-        size = self.storage.size(rel)
+    def _fetch_slices(self, slices: Iterable[HudiFileSlice]) -> dict[str, bytes]:
+        """The files of ``slices`` (small HFiles and every log file) fetched
+        together, on an object store: read one by one, each costs a round trip.
+        Files fetched before come from memory."""
+        if self.storage.is_local:
+            return {}
+        wanted: list[str] = []
+        with self._lock:
+            kept = dict(self._files)
+        for fs in slices:
+            base = fs.base_file_relative_path()
+            if base and 0 < int(fs.base_file_size or 0) <= _WHOLE_HFILE_BYTES:
+                wanted.append(base)
+            wanted += fs.log_files_relative_paths()
+        missing = [rel for rel in dict.fromkeys(wanted) if rel not in kept]
+        if missing:
+            fetched = dict(zip(missing, self.storage.read_many(missing)))
+            kept.update(fetched)
+            with self._lock:
+                held = sum(len(b) for b in self._files.values())
+                for rel, data in fetched.items():
+                    if held + len(data) <= _KEPT_FILE_BYTES:
+                        self._files[rel] = data
+                        held += len(data)
+        return kept
+
+    def _hfile(self, fs: HudiFileSlice, files: dict[str, bytes]) -> HFileReader:
+        rel = fs.base_file_relative_path()
+        data = files.get(rel)
+        if data is not None:
+            return HFileReader.from_bytes(data, self.storage.uri(rel))
+        size = int(fs.base_file_size or 0) or self.storage.size(rel)
         return HFileReader.from_range_reader(
             size, lambda start, end: self.storage.read_range(rel, start, end), self.storage.uri(rel)
         )
 
     def _slice_records(
-        self, fs: HudiFileSlice, keys: set[str] | None, prefixes: tuple[str, ...] | None
+        self,
+        fs: HudiFileSlice,
+        keys: set[str] | None,
+        prefixes: tuple[str, ...] | None,
+        files: dict[str, bytes],
     ) -> dict[str, dict[str, Any] | None]:
         """Merged records of one file slice, limited to ``keys`` or ``prefixes`` if given."""
 
@@ -164,7 +205,7 @@ class MetadataTable:
             merged[key] = _merge(merged.get(key), record)
 
         if fs.base_file_name:
-            reader = self._hfile(fs.base_file_relative_path())
+            reader = self._hfile(fs, files)
             schema = reader.avro_schema
             if schema is None:
                 raise HudiCorruptFileError(f"Metadata HFile {reader.where} has no schema in its file info")
@@ -178,7 +219,7 @@ class MetadataTable:
             for row, value in cells:
                 key = row.decode("utf-8")
                 add(key, {**decode_record(value, schema, reader.where), "key": key})
-        for block in self._log_blocks(fs):
+        for block in self._log_blocks(fs, files):
             if block.block_type is BlockType.DELETE:
                 for key in decode_delete_block(block).keys:
                     if wanted(key):
@@ -194,14 +235,16 @@ class MetadataTable:
                         add(key, {**decode_record(value, schema, block.where()), "key": key})
         return merged
 
-    def _log_blocks(self, fs: HudiFileSlice) -> list[LogBlock]:
+    def _log_blocks(self, fs: HudiFileSlice, files: dict[str, bytes] | None = None) -> list[LogBlock]:
         """Delete and data blocks of a slice's logs that apply: those of valid
         instants that no rollback command block (as 0.x writers append) undid."""
-        files = (
-            read_log_blocks(self.storage.read_bytes(rel), self.storage.uri(rel))
-            for rel in fs.log_files_relative_paths()
-        )
-        return LogScanner(self._valid.sees).scan(files)
+
+        def raw(rel: str) -> bytes:
+            data = files.get(rel) if files else None
+            return data if data is not None else self.storage.read_bytes(rel)
+
+        blocks = (read_log_blocks(raw(rel), self.storage.uri(rel)) for rel in fs.log_files_relative_paths())
+        return LogScanner(self._valid.sees).scan(blocks)
 
     def records(
         self, partition: str, keys: Iterable[str] | None = None, prefixes: Iterable[str] | None = None
@@ -219,8 +262,9 @@ class MetadataTable:
         else:
             pre = tuple(prefixes) if prefixes is not None else None
             work = [(s, None, pre) for s in slices]
+        files = self._fetch_slices(fs for fs, _, _ in work)
         for fs, ks, pre in work:
-            for key, rec in self._slice_records(fs, ks, pre).items():
+            for key, rec in self._slice_records(fs, ks, pre, files).items():
                 if rec is not None:
                     out[key] = rec
         return out

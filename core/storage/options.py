@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hudi_ray.core.storage.fetch import IO_TUNABLES, IOTunables
+
 _TRUE = {"true", "1", "yes"}
 
 # hudi-rs (object_store) key -> s3fs constructor argument.
@@ -29,8 +31,13 @@ _S3_CLIENT_KEYS = {
 _IGNORED = {"aws_ca_bundle", "aws_allow_http", "allow_http", "aws_virtual_hosted_style_request"}
 
 
-def fsspec_kwargs(protocol: str, options: Mapping[str, str]) -> dict[str, Any]:
-    """Translate storage options for ``protocol``; keys fsspec knows pass through."""
+def fsspec_kwargs(protocol: str, options: Mapping[str, str], io: IOTunables = IO_TUNABLES) -> dict[str, Any]:
+    """Translate storage options for ``protocol``; keys fsspec knows pass through.
+
+    For S3 the client is fitted to ``io`` unless the options say otherwise: a
+    connection per request in flight (botocore keeps 10), its timeouts, and no
+    retries of botocore's own, so that one policy (the fetcher's, jittered) retries.
+    """
     if protocol in ("file", "local", ""):
         return {}
     kwargs: dict[str, Any] = {}
@@ -51,5 +58,11 @@ def fsspec_kwargs(protocol: str, options: Mapping[str, str]) -> dict[str, Any]:
                 kwargs[key] = value
         if client:
             kwargs["client_kwargs"] = client
+        config = dict(kwargs.get("config_kwargs") or {})
+        config.setdefault("max_pool_connections", io.max_requests)
+        config.setdefault("connect_timeout", io.request_timeout)
+        config.setdefault("read_timeout", io.request_timeout)
+        config.setdefault("retries", {"total_max_attempts": 1})
+        kwargs["config_kwargs"] = config
         return kwargs
     return dict(options)

@@ -2,25 +2,33 @@
 
 A reader that knows which files it reads next fetches them concurrently
 (``fetch_parquet`` for a Parquet file's footer and the column chunks a read
-decodes, ``read_bytes_async`` for whole files) while it decodes the current
-ones, then installs them in a :class:`PrefetchingStorage`. That storage wraps
-the table's own: it serves installed whole files and Parquet byte ranges from
-memory and hands everything else, and any read outside the fetched ranges, to
-the inner storage.
+decodes, or the whole file when it is small; ``read_bytes_async`` for whole
+files) while it decodes the current ones, then installs them in a
+:class:`PrefetchingStorage`. That storage wraps the table's own: it serves
+installed whole files and Parquet byte ranges from memory and hands everything
+else, and any read outside the fetched ranges, to the inner storage. Several
+fetches can be installed at once (one per file slice being decoded); each is
+discarded when its slice is read.
 """
 
 from __future__ import annotations
 
 import asyncio
-import bisect
-from collections.abc import Callable, Mapping
+import concurrent.futures
+import threading
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from hudi_ray.core.storage.arrow_files import OverlayHandler, RangeFile
+from hudi_ray.core.storage.fetch import IOTunables
 from hudi_ray.core.storage.storage import FileInfo, Storage, StorageLike
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,9 @@ class PrefetchTunables:
     footer_guess_bytes: int = 64 << 10
     # A Parquet file needing more than this is read directly rather than held in memory.
     max_prefetch_bytes: int = 512 << 20
+    # A Parquet file no larger than this is fetched whole, in one request: a
+    # footer first and its column chunks after cost two round trips.
+    whole_file_bytes: int = 1 << 20
 
 
 PREFETCH_TUNABLES = PrefetchTunables()
@@ -55,15 +66,15 @@ class FetchedParquet:
 
 @dataclass
 class FetchedFiles:
-    """What was fetched for one unit of reading: at most one Parquet file in
-    ranges, and whole files (e.g. log files) by relative path."""
+    """What was fetched for one unit of reading: Parquet files in ranges and
+    whole files (e.g. log files), by relative path."""
 
-    parquet: FetchedParquet | None = None
+    parquet: dict[str, FetchedParquet] = field(default_factory=dict)
     whole_files: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def nbytes(self) -> int:
-        fetched = self.parquet.nbytes if self.parquet is not None else 0
+        fetched = sum(p.nbytes for p in self.parquet.values())
         return fetched + sum(len(b) for b in self.whole_files.values())
 
 
@@ -96,6 +107,13 @@ def coalesce_ranges(
     return merged
 
 
+def _footer(tail: bytes) -> tuple[int, bool]:
+    """The footer's length, and whether ``tail`` (a file's last bytes) ends like Parquet."""
+    if len(tail) < 8 or tail[-4:] != b"PAR1":
+        return 0, False
+    return int.from_bytes(tail[-8:-4], "little"), True
+
+
 async def fetch_parquet(
     storage: StorageLike,
     rel: str,
@@ -104,20 +122,30 @@ async def fetch_parquet(
     max_bytes: int = PREFETCH_TUNABLES.max_prefetch_bytes,
 ) -> FetchedParquet | None:
     """The footer of Parquet file ``rel`` and the column chunks of ``columns``
-    (None: all), fetched concurrently; None when the file does not end like
-    Parquet (the read reports it) or would need more than ``max_bytes``."""
+    (None: all), or the whole file when it is small; None when the file does
+    not end like Parquet (the read reports it) or would need more than ``max_bytes``.
+    Runs on the storage's I/O loop."""
+    t = PREFETCH_TUNABLES
     if not size:
-        size = await asyncio.to_thread(storage.size, rel)
-    tail_start = max(0, size - PREFETCH_TUNABLES.footer_guess_bytes)
+        size = await storage.size_async(rel)
+    if size <= t.whole_file_bytes:
+        whole = await storage.read_bytes_async(rel)
+        footer_len, ok = _footer(whole)
+        if not ok or footer_len + 8 > len(whole):
+            return None
+        metadata = pq.ParquetFile(pa.BufferReader(whole[-(footer_len + 8) :])).metadata
+        return FetchedParquet(rel=rel, size=len(whole), metadata=metadata, starts=[0], blobs=[whole])
+    tail_start = max(0, size - t.footer_guess_bytes)
     tail = await storage.read_range_async(rel, tail_start, size)
-    if len(tail) < 8 or tail[-4:] != b"PAR1":
+    footer_len, ok = _footer(tail)
+    if not ok:
         return None
-    footer_len = int.from_bytes(tail[-8:-4], "little")
     if footer_len + 8 > len(tail):
         tail_start = max(0, size - footer_len - 8)
         tail = await storage.read_range_async(rel, tail_start, size)
     metadata = pq.ParquetFile(pa.BufferReader(tail[-(footer_len + 8) :])).metadata
-    ranges = coalesce_ranges(parquet_chunk_ranges(metadata, columns))
+    # Chunks that start inside the tail already fetched need no request of their own.
+    ranges = [r for r in coalesce_ranges(parquet_chunk_ranges(metadata, columns)) if r[0] < tail_start]
     if sum(b - a for a, b in ranges) > max_bytes:
         return None
     blobs = await asyncio.gather(*(storage.read_range_async(rel, a, b) for a, b in ranges))
@@ -143,6 +171,7 @@ class PrefetchingStorage:
         self._inner = inner
         self._whole: dict[str, bytes] = {}
         self._parquet: dict[str, FetchedParquet] = {}  # by arrow path
+        self._lock = threading.Lock()
         self._overlay: pafs.FileSystem | None = None
         self.fallback_reads = 0
         self.prefetched_bytes = 0
@@ -157,19 +186,30 @@ class PrefetchingStorage:
     # -- what was fetched ------------------------------------------------------
 
     def install(self, fetched: FetchedFiles | None) -> None:
-        """Serve ``fetched`` (replacing what was installed before); None installs nothing."""
-        self.clear()
+        """Serve ``fetched`` besides what is installed already; None installs nothing."""
         if fetched is None:
             return
-        self._whole = dict(fetched.whole_files)
-        if fetched.parquet is not None:
-            self._parquet = {self._inner.arrow_path(fetched.parquet.rel): fetched.parquet}
-        self.prefetched_bytes += fetched.nbytes
+        with self._lock:
+            self._whole.update(fetched.whole_files)
+            for rel, parquet in fetched.parquet.items():
+                self._parquet[self._inner.arrow_path(rel)] = parquet
+            self.prefetched_bytes += fetched.nbytes
+
+    def discard(self, fetched: FetchedFiles | None) -> None:
+        """Stop serving ``fetched`` once its read is done: memory holds only what reads in progress need."""
+        if fetched is None:
+            return
+        with self._lock:
+            for rel in fetched.whole_files:
+                self._whole.pop(rel, None)
+            for rel in fetched.parquet:
+                self._parquet.pop(self._inner.arrow_path(rel), None)
 
     def clear(self) -> None:
-        """Drop the installed bytes: memory holds only what the current read needs."""
-        self._whole = {}
-        self._parquet = {}
+        """Drop every installed byte."""
+        with self._lock:
+            self._whole = {}
+            self._parquet = {}
 
     def _open_fetched(self, path: str) -> pa.NativeFile | None:
         fetched = self._parquet.get(path)
@@ -180,7 +220,7 @@ class PrefetchingStorage:
             self.fallback_reads += 1
             return self._inner.read_range(fetched.rel, start, end)
 
-        return pa.PythonFile(_RangeFile(fetched, fallback), mode="r")
+        return pa.PythonFile(RangeFile(fetched.size, fetched.starts, fetched.blobs, fallback), mode="r")
 
     # -- served here -----------------------------------------------------------
 
@@ -195,7 +235,7 @@ class PrefetchingStorage:
     @property
     def arrow_fs(self) -> pafs.FileSystem:
         if self._overlay is None:
-            self._overlay = pafs.PyFileSystem(_OverlayHandler(self._open_fetched, self._inner.arrow_fs))
+            self._overlay = pafs.PyFileSystem(OverlayHandler(self._open_fetched, self._inner.arrow_fs))
         return self._overlay
 
     # -- handed to the inner storage -------------------------------------------
@@ -250,119 +290,18 @@ class PrefetchingStorage:
     async def read_range_async(self, rel: str, start: int, end: int) -> bytes:
         return await self._inner.read_range_async(rel, start, end)
 
+    async def size_async(self, rel: str) -> int:
+        return await self._inner.size_async(rel)
+
+    def read_many(self, rels: Sequence[str]) -> list[bytes]:
+        return self._inner.read_many(rels)
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return self._inner.submit(coro)
+
+    @property
+    def io(self) -> IOTunables:
+        return self._inner.io
+
     def arrow_path(self, rel: str) -> str:
         return self._inner.arrow_path(rel)
-
-
-class _RangeFile:
-    """A read-only file over fetched byte ranges; reads outside them go to ``fallback``."""
-
-    def __init__(self, fetched: FetchedParquet, fallback: Callable[[int, int], bytes]) -> None:
-        self._f = fetched
-        self._views = [memoryview(b) for b in fetched.blobs]
-        self._fallback = fallback
-        self._pos = 0
-        self.closed = False
-
-    def read(self, nbytes: int = -1) -> bytes | memoryview:
-        start = self._pos
-        end = self._f.size if nbytes is None or nbytes < 0 else min(self._f.size, start + nbytes)
-        self._pos = end
-        if end <= start:
-            return b""
-        i = bisect.bisect_right(self._f.starts, start) - 1
-        if i >= 0:
-            offset = start - self._f.starts[i]
-            view = self._views[i]
-            if offset + (end - start) <= len(view):
-                return view[offset : offset + (end - start)]
-        return self._fallback(start, end)
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        base = {0: 0, 1: self._pos, 2: self._f.size}[whence]
-        self._pos = base + offset
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
-
-    def size(self) -> int:
-        return self._f.size
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def writable(self) -> bool:
-        return False
-
-    def close(self) -> None:
-        self.closed = True
-
-
-class _OverlayHandler(pafs.FileSystemHandler):
-    """An Arrow filesystem opening fetched Parquet files from memory and
-    passing every other call to the real one."""
-
-    def __init__(self, open_fetched: Callable[[str], pa.NativeFile | None], inner: pafs.FileSystem) -> None:
-        self._open_fetched = open_fetched
-        self._inner = inner
-
-    # Arrow compares filesystems when datasets mix them: only this very one is equal.
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def __ne__(self, other: object) -> bool:
-        return self is not other
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def get_type_name(self) -> str:
-        return f"hudi-prefetch+{self._inner.type_name}"
-
-    def normalize_path(self, path: str) -> str:
-        return self._inner.normalize_path(path)
-
-    def get_file_info(self, paths: list[str]) -> list[pafs.FileInfo]:
-        return self._inner.get_file_info(paths)
-
-    def get_file_info_selector(self, selector: pafs.FileSelector) -> list[pafs.FileInfo]:
-        return self._inner.get_file_info(selector)
-
-    def open_input_file(self, path: str) -> pa.NativeFile:
-        opened = self._open_fetched(path)
-        return opened if opened is not None else self._inner.open_input_file(path)
-
-    def open_input_stream(self, path: str) -> pa.NativeFile:
-        return self._inner.open_input_stream(path)
-
-    # Readers never write; these exist because the handler interface requires them.
-    def create_dir(self, path: str, recursive: bool) -> None:
-        self._inner.create_dir(path, recursive=recursive)
-
-    def delete_dir(self, path: str) -> None:
-        self._inner.delete_dir(path)
-
-    def delete_dir_contents(self, path: str, missing_dir_ok: bool = False) -> None:
-        self._inner.delete_dir_contents(path, missing_dir_ok=missing_dir_ok)
-
-    def delete_root_dir_contents(self) -> None:
-        self._inner.delete_dir_contents("/", accept_root_dir=True)
-
-    def delete_file(self, path: str) -> None:
-        self._inner.delete_file(path)
-
-    def move(self, src: str, dest: str) -> None:
-        self._inner.move(src, dest)
-
-    def copy_file(self, src: str, dest: str) -> None:
-        self._inner.copy_file(src, dest)
-
-    def open_output_stream(self, path: str, metadata: dict | None = None) -> pa.NativeFile:
-        return self._inner.open_output_stream(path, metadata=metadata)
-
-    def open_append_stream(self, path: str, metadata: dict | None = None) -> pa.NativeFile:
-        return self._inner.open_append_stream(path, metadata=metadata)

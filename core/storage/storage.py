@@ -8,15 +8,17 @@ fsspec handler otherwise.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote, urlparse
 
 import fsspec
+import pyarrow as pa
 import pyarrow.fs as pafs
 from fsspec.registry import known_implementations
 
@@ -27,6 +29,8 @@ from hudi_ray.core.exceptions import (
     HudiStorageError,
     HudiUnsafePathError,
 )
+from hudi_ray.core.storage.arrow_files import OverlayHandler, RangeFile
+from hudi_ray.core.storage.fetch import IO_TUNABLES, Fetcher, IOTunables, RequestFailed
 from hudi_ray.core.storage.options import fsspec_kwargs
 from hudi_ray.core.storage.paths import (
     contained_path,
@@ -96,6 +100,9 @@ def _missing_filesystem(protocol: str, base_url: str, exc: ImportError) -> HudiM
     return HudiMissingExtraError(f"Reading {base_url} needs {module}, which is not installed: {install}", module)
 
 
+T = TypeVar("T")
+
+
 def _join(root: str, rel: str) -> str:
     return f"{root}/{rel}" if rel else root
 
@@ -144,6 +151,15 @@ class StorageLike(Protocol):
 
     async def read_range_async(self, rel: str, start: int, end: int) -> bytes: ...
 
+    async def size_async(self, rel: str) -> int: ...
+
+    def read_many(self, rels: Sequence[str]) -> list[bytes]: ...
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]: ...
+
+    @property
+    def io(self) -> IOTunables: ...
+
     @property
     def arrow_fs(self) -> pafs.FileSystem: ...
 
@@ -151,16 +167,23 @@ class StorageLike(Protocol):
 
 
 class Storage:
-    """Listing and reading of files under one root, sync and async (a :class:`StorageLike`)."""
+    """Listing and reading of files under one root, sync and async (a :class:`StorageLike`).
 
-    def __init__(self, base_uri: str, options: Mapping[str, str] | None = None) -> None:
+    Local files are read directly. Every other request goes through the
+    storage's :class:`Fetcher`, with its cap on requests in flight, timeout and
+    retries; the ``*_async`` methods and ``read_many`` run them on the
+    process's I/O loop (coroutines of a storage run there: ``submit``).
+    """
+
+    def __init__(self, base_uri: str, options: Mapping[str, str] | None = None, io: IOTunables | None = None) -> None:
         # Object stores take credentials as options; other clients (aiohttp,
         # WebHDFS) authenticate from the URI, which keeps them: ``base_url``
         # and every message built from it redact them.
         base_uri, self.options = move_credentials(base_uri, options or {})
         self.protocol, self.root = normalize_base_uri(base_uri, keep_credentials=True)
         fs_protocol = _FS_PROTOCOL.get(self.protocol.lower(), self.protocol)
-        kwargs = fsspec_kwargs(self.protocol, self.options)
+        self.io = io or IO_TUNABLES
+        kwargs = fsspec_kwargs(self.protocol, self.options, self.io)
         if self.protocol.lower() in _URL_ROOTS:
             kwargs = {**_url_kwargs(fs_protocol, base_uri), **kwargs}
         try:
@@ -193,6 +216,9 @@ class Storage:
         other.protocol = self.protocol
         other.root = self.full_path(rel)
         other.fs = self.fs
+        other.io = self.io
+        if "fetcher" in self.__dict__:
+            other.__dict__["fetcher"] = self.fetcher  # one cap on requests for the whole table
         return other
 
     def relative(self, rel: str) -> str:
@@ -228,6 +254,12 @@ class Storage:
             yield
         except HudiCoreError:
             raise
+        except RequestFailed as exc:
+            cause = exc.cause
+            detail = redact_text(str(cause))
+            raise HudiStorageError(
+                f"Cannot {what} {self._describe(rel)}: {type(cause).__name__}: {detail} (failed {exc.attempts} times)"
+            ) from exc
         except FileNotFoundError as exc:
             raise HudiFileNotFoundError(f"{missing}: {self._describe(rel)}") from exc
         except IsADirectoryError as exc:
@@ -243,7 +275,11 @@ class Storage:
         if self.is_local:
             return self._list_local(rel, path)
         with self._errors("list", rel, "Directory not found"):
-            entries = self.fs.ls(path, detail=True)
+            entries = self.fetcher.run(self.fetcher.ls(path))
+        return self._infos(rel, path, entries)
+
+    def _infos(self, rel: str, path: str, entries: list[dict]) -> list[FileInfo]:
+        # Object stores list a "directory" path that names a file as that file.
         return [self._info(rel, e) for e in entries if e["name"].rstrip("/") != path]
 
     def _list_local(self, rel: str, path: str) -> list[FileInfo]:
@@ -266,7 +302,12 @@ class Storage:
         ]
 
     async def list_dir_async(self, rel: str = "") -> list[FileInfo]:
-        return await asyncio.to_thread(self.list_dir, rel)
+        if self.is_local:
+            return await asyncio.to_thread(self.list_dir, rel)
+        path = self.full_path(rel)
+        with self._errors("list", rel, "Directory not found"):
+            entries = await self.fetcher.ls(path)
+        return self._infos(rel, path, entries)
 
     def _info(self, rel: str, entry: dict) -> FileInfo:
         name = entry["name"].rstrip("/").rsplit("/", 1)[-1]
@@ -279,29 +320,74 @@ class Storage:
         )
 
     def exists(self, rel: str) -> bool:
+        path = self.full_path(rel)
         with self._errors("stat", rel):
-            return bool(self.fs.exists(self.full_path(rel)))
+            if self.is_local:
+                return bool(self.fs.exists(path))
+            return self.fetcher.run(self.fetcher.exists(path))
 
     def size(self, rel: str) -> int:
+        path = self.full_path(rel)
         with self._errors("stat", rel):
-            return int(self.fs.size(self.full_path(rel)))
+            if self.is_local:
+                return int(self.fs.size(path))
+            return int(self.fetcher.run(self.fetcher.info(path))["size"])
 
     # -- reading -------------------------------------------------------------
 
     def read_bytes(self, rel: str) -> bytes:
+        path = self.full_path(rel)
         with self._errors("read", rel):
-            return self.fs.cat_file(self.full_path(rel))
+            if self.is_local:
+                return self.fs.cat_file(path)
+            return self.fetcher.run(self.fetcher.cat(path))
 
     def read_range(self, rel: str, start: int, end: int) -> bytes:
         """Bytes ``[start, end)`` of a file; negative ``start`` counts from the end."""
+        path = self.full_path(rel)
         with self._errors("read", rel):
-            return self.fs.cat_file(self.full_path(rel), start=start, end=end)
+            if self.is_local:
+                return self.fs.cat_file(path, start=start, end=end)
+            return self.fetcher.run(self.fetcher.cat(path, start, end))
 
     async def read_bytes_async(self, rel: str) -> bytes:
-        return await asyncio.to_thread(self.read_bytes, rel)
+        if self.is_local:
+            return await asyncio.to_thread(self.read_bytes, rel)
+        path = self.full_path(rel)
+        with self._errors("read", rel):
+            return await self.fetcher.cat(path)
 
     async def read_range_async(self, rel: str, start: int, end: int) -> bytes:
-        return await asyncio.to_thread(self.read_range, rel, start, end)
+        if self.is_local:
+            return await asyncio.to_thread(self.read_range, rel, start, end)
+        path = self.full_path(rel)
+        with self._errors("read", rel):
+            return await self.fetcher.cat(path, start, end)
+
+    async def size_async(self, rel: str) -> int:
+        if self.is_local:
+            return await asyncio.to_thread(self.size, rel)
+        path = self.full_path(rel)
+        with self._errors("stat", rel):
+            return int((await self.fetcher.info(path))["size"])
+
+    def read_many(self, rels: Sequence[str]) -> list[bytes]:
+        """Whole files, in order, fetched together (one round trip, not one per file)."""
+        if self.is_local or len(rels) <= 1:
+            return [self.read_bytes(rel) for rel in rels]
+
+        async def all_of() -> list[bytes]:
+            return list(await asyncio.gather(*(self.read_bytes_async(rel) for rel in rels)))
+
+        return self.fetcher.run(all_of())
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``coro`` (made of this storage's ``*_async`` calls) on the I/O loop."""
+        return self.fetcher.submit(coro)
+
+    @cached_property
+    def fetcher(self) -> Fetcher:
+        return Fetcher(self.fs, self.io)
 
     # -- pyarrow -------------------------------------------------------------
 
@@ -309,7 +395,14 @@ class Storage:
     def arrow_fs(self) -> pafs.FileSystem:
         if self.is_local:
             return pafs.LocalFileSystem()
-        return pafs.PyFileSystem(pafs.FSSpecHandler(self.fs))
+        # Files open over the fetcher (its timeouts and retries); only listing goes to fsspec's handler.
+        return pafs.PyFileSystem(OverlayHandler(self._open_remote, pafs.PyFileSystem(pafs.FSSpecHandler(self.fs))))
+
+    def _open_remote(self, path: str) -> pa.NativeFile:
+        prefix = self.root + "/"
+        rel = path[len(prefix) :] if path.startswith(prefix) else path
+        size = self.size(rel)
+        return pa.PythonFile(RangeFile(size, [], [], lambda start, end: self.read_range(rel, start, end)), mode="r")
 
     def arrow_path(self, rel: str) -> str:
         return self.full_path(rel)
@@ -317,4 +410,5 @@ class Storage:
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state.pop("arrow_fs", None)
+        state.pop("fetcher", None)
         return state

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_ray.core.base_file import BaseFileReader, base_file_format, base_file_instant, base_file_reader
+from hudi_ray.core.config import io_tunables
 from hudi_ray.core.config.keys import is_read_config
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFilterError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.expr import Filter, filters_to_expression
@@ -241,7 +242,7 @@ class HudiFileGroupReader:
     @property
     def context(self) -> TableContext:
         if self._context is None:
-            storage = Storage(self.base_uri, self._storage_options)
+            storage = Storage(self.base_uri, self._storage_options, io_tunables(self._hudi_options))
             self._context = TableContext.load(storage, self._hudi_options)
         return self._context
 

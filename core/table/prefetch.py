@@ -1,16 +1,19 @@
-"""Fetching the files of upcoming file slices while the current one decodes.
+"""The read pipeline: fetch file slices' files ahead, decode them on a few threads.
 
-A reader of many slices (an engine's task) gives a :class:`SlicePrefetcher`
-the slices it reads next; the prefetcher fetches their files on a private
-asyncio loop, concurrently: a Parquet base file's footer and the column chunks
-the read decodes (``HudiFileGroupReader.decoded_columns``), and whole log
-files. Other base files (Lance) are read directly by their own client.
-The caller keeps a window of fetches running (``hudi_ray.core.util.read_ahead``
-with ``started=True`` takes ``fetch`` as is); before a slice is read,
-``install`` hands what was fetched for it to the reader's
-``PrefetchingStorage``, which serves it from memory. A failed fetch only
-costs the prefetch: the read then goes to storage and reports any failure
-with the core's usual error.
+Every reader of many slices (``HudiTable.read`` and ``read_stream``, an
+engine's reader task) goes through :func:`read_pipelined`. It hands units of
+work (a slice, or a group of small slices) to ``read`` in order, on ``threads``
+decoding threads. On an object store, a :class:`SlicePrefetcher` first fetches
+each unit's files on the process's I/O loop, many requests in flight: a
+Parquet base file's footer and the column chunks the read decodes (the whole
+file when it is small), and whole log files. Units are fetched ahead of their
+decoding while the bytes fetched and not yet decoded stay under the storage's
+``max_bytes_in_flight``; a decoding thread installs its unit's files in the
+reader's ``PrefetchingStorage``, which serves them from memory, and discards
+them when done. On local disk there is nothing to fetch: ``read`` reads the files.
+
+A failed fetch only costs the prefetch: the read then goes to storage and
+reports any failure with the core's usual error.
 """
 
 from __future__ import annotations
@@ -18,101 +21,171 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-from types import TracebackType
-from typing import TYPE_CHECKING
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import pyarrow as pa
 
 from hudi_ray.core.base_file import is_parquet
 from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.storage import FetchedFiles, FetchedParquet, PrefetchingStorage, fetch_parquet
-from hudi_ray.core.util.pools import event_loop_thread
+from hudi_ray.core.storage import FetchedFiles, FetchedParquet, PrefetchingStorage, StorageLike, fetch_parquet
+from hudi_ray.core.table.read_options import HudiReadOptions
+from hudi_ray.core.util.pools import pipeline_workers
 
 if TYPE_CHECKING:
     from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
-    from hudi_ray.core.table.read_plan import HudiReadPlan
 
 log = logging.getLogger(__name__)
 
+R = TypeVar("R")
+Unit = Sequence[HudiFileSlice]
+
 
 class SlicePrefetcher:
-    """Fetches the files of a plan's slices for ``reader``, which reads through ``storage``.
+    """Fetches the files of file slices for ``reader``, which reads through ``storage``.
 
-    ``reader`` must be ``plan.file_group_reader(storage)``; fetches go to the
-    storage ``storage`` wraps. Close it (or use it as a context manager) to
-    stop its loop.
+    ``reader`` must read through ``storage`` (``plan.file_group_reader(storage)``);
+    fetches go to the storage ``storage`` wraps, on its I/O loop.
     """
 
-    def __init__(self, storage: PrefetchingStorage, reader: HudiFileGroupReader, plan: HudiReadPlan) -> None:
+    def __init__(
+        self,
+        storage: PrefetchingStorage,
+        reader: HudiFileGroupReader,
+        options: HudiReadOptions,
+        commit_times: frozenset[str] | None,
+    ) -> None:
         self._storage = storage
         self._reader = reader
-        self._plan = plan
-        self._loop, self._thread = event_loop_thread("hudi-prefetch")
+        self._options = options
+        self._commit_times = commit_times
+        self._read_optimized = options.use_read_optimized()
 
-    def __enter__(self) -> SlicePrefetcher:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
-    def fetch(self, file_slice: HudiFileSlice) -> concurrent.futures.Future[FetchedFiles | None]:
-        """Start fetching the slice's files; the future holds None when fetching failed."""
-        return asyncio.run_coroutine_threadsafe(self._fetch(file_slice), self._loop)
+    def fetch(self, unit: Unit) -> concurrent.futures.Future[FetchedFiles | None]:
+        """Start fetching the unit's files; the future holds None when fetching failed."""
+        return self._storage.submit(self._fetch(unit))
 
     def install(self, fetched: FetchedFiles | None) -> None:
-        """Serve ``fetched`` for the next read: its bytes from the storage, its footer from the reader's cache."""
+        """Serve ``fetched``: its bytes from the storage, its footers from the reader's cache."""
         self._storage.install(fetched)
-        if fetched is not None and fetched.parquet is not None:
-            # The footer is parsed already: the Parquet reader must not fetch it again.
-            self._reader.context.footers.put(fetched.parquet.rel, fetched.parquet.metadata)
+        if fetched is not None:
+            footers = self._reader.context.footers
+            for rel, parquet in fetched.parquet.items():
+                # The footer is parsed already: the Parquet reader must not fetch it again.
+                footers.put(rel, parquet.metadata)
 
-    def clear(self) -> None:
-        """Drop the installed bytes once their slice is read."""
-        self._storage.clear()
+    def discard(self, fetched: FetchedFiles | None) -> None:
+        """Drop the installed bytes once their unit is read."""
+        self._storage.discard(fetched)
 
-    def close(self) -> None:
-        if self._loop.is_closed():
-            return
-
-        def stop() -> None:
-            for t in asyncio.all_tasks(self._loop):
-                t.cancel()
-            self._loop.stop()
-
-        self._loop.call_soon_threadsafe(stop)
-        self._thread.join(timeout=30)
-        if not self._thread.is_alive():
-            self._loop.close()
-
-    async def _fetch(self, s: HudiFileSlice) -> FetchedFiles | None:
+    async def _fetch(self, unit: Unit) -> FetchedFiles | None:
         try:
             inner = self._storage.inner
-            logs = s.log_files_relative_paths() if not self._plan.options.use_read_optimized() else []
-            base_rel = s.base_file_relative_path()
-            blobs = [inner.read_bytes_async(rel) for rel in logs]
-            parquet_job = (
-                fetch_parquet(inner, base_rel, int(s.base_file_size), self._columns(s, base_rel))
-                if base_rel and is_parquet(base_rel)
-                else _nothing()
+            logs = [] if self._read_optimized else [rel for s in unit for rel in s.log_files_relative_paths()]
+            bases = [(s, s.base_file_relative_path()) for s in unit]
+            bases = [(s, rel) for s, rel in bases if rel and is_parquet(rel)]
+            parquet_jobs = [fetch_parquet(inner, rel, int(s.base_file_size), self._columns(s, rel)) for s, rel in bases]
+            results = await asyncio.gather(*parquet_jobs, *(inner.read_bytes_async(rel) for rel in logs))
+            parquet: list[FetchedParquet | None] = list(results[: len(bases)])
+            return FetchedFiles(
+                parquet={rel: p for (_, rel), p in zip(bases, parquet) if p is not None},
+                whole_files=dict(zip(logs, results[len(bases) :])),
             )
-            parquet, *whole = await asyncio.gather(parquet_job, *blobs)
-            return FetchedFiles(parquet=parquet, whole_files=dict(zip(logs, whole)))
         except (HudiCoreError, OSError, ValueError, pa.ArrowException) as exc:
-            log.debug("Prefetch of %s failed, reading directly: %s", s, exc)
+            log.debug("Prefetch of %d slices failed, reading directly: %s", len(unit), exc)
             return None
 
     def _columns(self, s: HudiFileSlice, rel: str) -> set[str] | None:
         """Top-level columns the file group reader will decode from this base file."""
-        plan = self._plan
-        merging = s.has_log_files() and not plan.options.use_read_optimized()
+        merging = s.has_log_files() and not self._read_optimized
         try:
-            return set(self._reader.decoded_columns(plan.options, rel, plan.commit_times, merging))
+            return set(self._reader.decoded_columns(self._options, rel, self._commit_times, merging))
         except HudiCoreError:
             return None  # the read will report it; fetch every column meanwhile
 
 
-async def _nothing() -> FetchedParquet | None:
-    return None
+def pipeline_reader(
+    storage: StorageLike,
+    make_reader: Callable[[StorageLike | None], HudiFileGroupReader],
+    options: HudiReadOptions,
+    commit_times: frozenset[str] | None,
+) -> tuple[HudiFileGroupReader, SlicePrefetcher | None]:
+    """A reader for ``read_pipelined`` (``make_reader(storage)``, None for the
+    table's own) and, on an object store, the prefetcher that feeds it."""
+    if storage.is_local:
+        return make_reader(None), None
+    wrapped = PrefetchingStorage(storage)
+    reader = make_reader(wrapped)
+    return reader, SlicePrefetcher(wrapped, reader, options, commit_times)
+
+
+def unit_bytes(unit: Unit) -> int:
+    return sum(s.total_size_bytes() for s in unit)
+
+
+def read_pipelined(
+    units: Sequence[Unit],
+    read: Callable[[Unit], R],
+    *,
+    prefetcher: SlicePrefetcher | None,
+    threads: int,
+    window: int,
+    max_bytes_ahead: int,
+    max_ahead: int | None = None,
+) -> Iterator[R]:
+    """``read(unit)`` of each unit, in order, on ``threads`` threads, up to
+    ``window`` units decoded ahead of the consumer. With a ``prefetcher``,
+    units' files are fetched ahead while at most ``max_bytes_ahead`` bytes
+    (by file sizes) are fetched and not yet consumed; the units being decoded
+    always are, and at most ``max_ahead`` units beyond those (None: no count
+    limit). A closed or abandoned iterator cancels what has not started."""
+    fetches: dict[int, concurrent.futures.Future[FetchedFiles | None]] = {}
+    fetched_upto = 0
+    held = 0
+
+    def fetch_more(decoding_upto: int) -> None:
+        nonlocal fetched_upto, held
+        if prefetcher is None:
+            return
+        limit = len(units) if max_ahead is None else min(len(units), decoding_upto + max_ahead)
+        while fetched_upto < limit and (held < max_bytes_ahead or fetched_upto < decoding_upto):
+            fetches[fetched_upto] = prefetcher.fetch(units[fetched_upto])
+            held += unit_bytes(units[fetched_upto])
+            fetched_upto += 1
+
+    def work(i: int) -> R:
+        if prefetcher is None:
+            return read(units[i])
+        fetched = fetches[i].result()
+        prefetcher.install(fetched)
+        try:
+            return read(units[i])
+        finally:
+            prefetcher.discard(fetched)
+
+    window = max(1, window)
+    pending: deque[tuple[int, concurrent.futures.Future[R]]] = deque()
+    started = 0
+    with pipeline_workers(max(1, threads)) as pool:
+        try:
+            fetch_more(min(window, len(units)))
+            while started < len(units) and len(pending) < window:
+                pending.append((started, pool.submit(work, started)))
+                started += 1
+            while pending:
+                i, future = pending.popleft()
+                result = future.result()
+                fetches.pop(i, None)
+                held -= unit_bytes(units[i]) if prefetcher is not None else 0
+                if started < len(units):
+                    fetch_more(started + 1)
+                    pending.append((started, pool.submit(work, started)))
+                    started += 1
+                yield result
+        finally:
+            for _, f in pending:
+                f.cancel()
+            for f in fetches.values():
+                f.cancel()

@@ -9,8 +9,9 @@ engines need nothing else from the core.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import pyarrow as pa
 
@@ -19,7 +20,10 @@ from hudi_ray.core.storage import StorageLike
 from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.estimate import Estimator, SliceEstimate
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
+from hudi_ray.core.table.prefetch import pipeline_reader, read_pipelined
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,37 @@ class HudiReadPlan:
         """A reader bound to the planned table state; ``storage`` replaces how
         files are fetched (for example a prefetching storage)."""
         return HudiFileGroupReader.from_context(self.base_uri, self.context.with_storage(storage))
+
+    def read_units(
+        self,
+        units: Sequence[Sequence[HudiFileSlice]],
+        read: Callable[[HudiFileGroupReader, Sequence[HudiFileSlice]], R],
+        *,
+        threads: int = 1,
+        window: int = 2,
+        prefetch: bool = True,
+        max_ahead: int | None = None,
+    ) -> Iterator[R]:
+        """``read(reader, unit)`` of each unit of slices, in order, through the
+        core's read pipeline (``prefetch.read_pipelined``): on an object store
+        (unless not ``prefetch``) the files of up to ``max_ahead`` units (None:
+        as many as the bytes-in-flight cap allows) are fetched ahead, many
+        requests in flight, while ``threads`` threads decode up to ``window``
+        units ahead of the consumer."""
+        storage = self.context.storage
+        if prefetch:
+            reader, prefetcher = pipeline_reader(storage, self.file_group_reader, self.options, self.commit_times)
+        else:
+            reader, prefetcher = self.file_group_reader(), None
+        return read_pipelined(
+            units,
+            lambda unit: read(reader, unit),
+            prefetcher=prefetcher,
+            threads=threads,
+            window=window,
+            max_bytes_ahead=storage.io.max_bytes_in_flight,
+            max_ahead=max_ahead,
+        )
 
     def read_slice(self, reader: HudiFileGroupReader, file_slice: HudiFileSlice) -> pa.RecordBatch:
         """One slice, exactly as ``HudiTable.read`` returns it (possibly empty)."""

@@ -11,20 +11,22 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TypeVar
 
 import pyarrow as pa
 
-from hudi_ray.core.config import HudiReadConfig, is_read_config, warn_unknown_keys
+from hudi_ray.core.config import HudiReadConfig, io_tunables, is_read_config, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
-from hudi_ray.core.storage import Storage
+from hudi_ray.core.storage import Storage, StorageLike
 from hudi_ray.core.storage.paths import move_credentials
 from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.estimate import table_stats
 from hudi_ray.core.table.explain import NoExplain, PlanExplain
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader, split_options
+from hudi_ray.core.table.prefetch import pipeline_reader, read_pipelined
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
 from hudi_ray.core.table.read_plan import HudiReadPlan
 from hudi_ray.core.table.request import ReadRequest
@@ -34,10 +36,10 @@ from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.util.collection import SMALL_GROUP_BYTES, group_small
 from hudi_ray.core.util.collector import collector_paused
-from hudi_ray.core.util.pools import io_map
-from hudi_ray.core.util.readahead import read_ahead
 
 log = logging.getLogger(__name__)
+
+R = TypeVar("R")
 
 
 class HudiTable:
@@ -71,7 +73,7 @@ class HudiTable:
         # Read configs belong to each read, never to the table.
         self._user_hudi = {k: v for k, v in hudi.items() if not is_read_config(k)}
         self._storage_options = dict(storage)
-        self._storage = Storage(base_uri, self._storage_options)
+        self._storage = Storage(base_uri, self._storage_options, io_tunables(self._user_hudi))
         self._bind(TableContext.load(self._storage, self._user_hudi))
 
     def _bind(self, context: TableContext) -> None:
@@ -92,7 +94,7 @@ class HudiTable:
         self._base_uri = state["base_uri"]
         self._user_hudi = state["hudi"]
         self._storage_options = state["storage"]
-        self._storage = Storage(self._base_uri, self._storage_options)
+        self._storage = Storage(self._base_uri, self._storage_options, io_tunables(self._user_hudi))
         # Nothing is re-read: a commit completed since pickling stays invisible.
         self._bind(state["context"].with_storage(self._storage))
 
@@ -217,23 +219,43 @@ class HudiTable:
         hudi = {**self._user_hudi, **request.reader_defaults()}
         context = self._context
         if extra_storage_overrides:
-            storage = Storage(self._base_uri, {**self._storage_options, **extra_storage_overrides})
+            storage = Storage(
+                self._base_uri, {**self._storage_options, **extra_storage_overrides}, io_tunables(self._user_hudi)
+            )
             context = TableContext(storage=storage, config=context.config, timeline=context.timeline)
         options = {**hudi, **self._storage_options, **(extra_storage_overrides or {})}
         return HudiFileGroupReader.from_context(self._base_uri, context, options)
 
     # -- reads ---------------------------------------------------------------
 
-    def _reader(self) -> HudiFileGroupReader:
-        return HudiFileGroupReader.from_context(self._base_uri, self._context, self._user_hudi)
+    def _reader(self, storage: StorageLike | None = None) -> HudiFileGroupReader:
+        return HudiFileGroupReader.from_context(self._base_uri, self._context.with_storage(storage), self._user_hudi)
+
+    def _pipelined(
+        self,
+        request: ReadRequest,
+        files: ScanFiles,
+        units: Sequence[Sequence[HudiFileSlice]],
+        read: Callable[[HudiFileGroupReader, Sequence[HudiFileSlice]], R],
+        window: int,
+    ) -> Iterator[R]:
+        """``read(reader, unit)`` of each unit through the core's read pipeline (``prefetch.py``)."""
+        storage = self._context.storage
+        reader, prefetcher = pipeline_reader(storage, self._reader, request.options, files.commit_times)
+        return read_pipelined(
+            units,
+            lambda unit: read(reader, unit),
+            prefetcher=prefetcher,
+            threads=request.tunables.slice_read_concurrency,
+            window=window,
+            max_bytes_ahead=storage.io.max_bytes_in_flight,
+        )
 
     def read(self, options: HudiReadOptions | None = None) -> list[pa.RecordBatch]:
         request = self._request(options)
         files = self._scan(request)
-        reader = self._reader()
-        tunables = request.tunables
 
-        def some(group: list[HudiFileSlice]) -> list[pa.RecordBatch]:
+        def some(reader: HudiFileGroupReader, group: Sequence[HudiFileSlice]) -> list[pa.RecordBatch]:
             # A merged slice may come as more than one batch: ``read`` promises batches, not one per slice.
             return reader.read_file_slices(
                 group,
@@ -246,7 +268,9 @@ class HudiTable:
         # Small slices go in groups, which the reader finishes together; a
         # large one alone, so that large slices still read in parallel.
         groups = group_small(files.slices, [s.total_size_bytes() for s in files.slices], SMALL_GROUP_BYTES)
-        batches = io_map(some, groups, limit=tunables.slice_read_concurrency)
+        # Every result is kept: a window of several units per thread keeps a long unit from idling the others.
+        window = 4 * request.tunables.slice_read_concurrency
+        batches = self._pipelined(request, files, groups, some, window)
         return [b for group in batches for b in group if b.num_rows]
 
     def read_stream(self, options: HudiReadOptions | None = None) -> HudiRecordBatchStream:
@@ -258,14 +282,17 @@ class HudiTable:
                 f"{HudiReadConfig.QUERY_TYPE.value}={HudiQueryType.Incremental.value}); use read()"
             )
         files = self._scan(request)
-        reader = self._reader()
         tunables = request.tunables
 
-        def slice_batches(s: HudiFileSlice) -> list[pa.RecordBatch]:
-            return list(reader.read_file_slice_stream(s, request.options, visibility=files.visibility))
+        def slice_batches(reader: HudiFileGroupReader, unit: Sequence[HudiFileSlice]) -> list[pa.RecordBatch]:
+            return [
+                b for s in unit for b in reader.read_file_slice_stream(s, request.options, visibility=files.visibility)
+            ]
 
-        depth = min(tunables.stream_read_ahead, tunables.slice_read_concurrency)
-        batches = (b for group in read_ahead(files.slices, slice_batches, depth) for b in group)
+        # Memory: the slices decoded ahead, plus the bytes fetched ahead on an object store.
+        window = min(tunables.stream_read_ahead, tunables.slice_read_concurrency) + 1
+        units = [[s] for s in files.slices]
+        batches = (b for group in self._pipelined(request, files, units, slice_batches, window) for b in group)
         return HudiRecordBatchStream(batches)
 
     def compute_table_stats(self, options: HudiReadOptions | None = None) -> tuple[int, int] | None:

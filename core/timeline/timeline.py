@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from hudi_ray.core.base_file import parse_base_file_name
 from hudi_ray.core.config import TableConfig
-from hudi_ray.core.exceptions import HudiSchemaError, HudiTimelineError
+from hudi_ray.core.exceptions import HudiCoreError, HudiFileNotFoundError, HudiSchemaError, HudiTimelineError
 from hudi_ray.core.log_file import parse_log_file_name
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_ray.core.storage import Storage
@@ -175,7 +175,11 @@ class HudiTimeline:
         self.instants = sorted(instants)
         self.pending = sorted(pending)
         self._metadata: dict[str, tuple[dict[str, Any], list[dict[str, Any]] | None]] = {}
+        # Raw commit files fetched together ahead of decoding (object stores only).
+        self._raw: dict[str, bytes] = {}
+        self._fetched_together = False
         self._lock = FreshLock()
+        self._fetch_lock = FreshLock()
         self._clustering_requested = {
             i.timestamp for i in self.pending if i.action == CLUSTERING and i.state == "REQUESTED"
         }
@@ -190,7 +194,13 @@ class HudiTimeline:
         tz = config.timezone
         completed: list[HudiInstant] = []
         pending: list[HudiInstant] = []
-        for info in storage.list_dir(folder):
+        try:
+            listed = storage.list_dir(folder)
+        except HudiFileNotFoundError:
+            if storage.is_local:
+                raise
+            listed = []  # an object store has no empty folders: no objects, no instants
+        for info in listed:
             if info.is_dir:
                 continue
             instant = HudiInstant.parse(info.name, tz)
@@ -287,7 +297,36 @@ class HudiTimeline:
     def _read_raw(self, instant: HudiInstant) -> bytes:
         if not instant.file_name:
             raise HudiTimelineError(f"Instant {instant.timestamp} has no file on the active timeline")
-        return self._storage.read_bytes(self._instant_path(instant))
+        with self._lock:
+            raw = self._raw.pop(instant.file_name, None)
+        if raw is None and not self._fetched_together and instant.is_completed and instant.action in DATA_ACTIONS:
+            self._fetch_data_instants()
+            with self._lock:
+                raw = self._raw.pop(instant.file_name, None)
+        return raw if raw is not None else self._storage.read_bytes(self._instant_path(instant))
+
+    def _fetch_data_instants(self) -> None:
+        """Fetch every completed data instant's file at once, the first time one
+        is needed: a plan reads them all (file listings, schemas, checks), and on
+        an object store one after another costs a round trip each. A failure here
+        only costs the batch: each file is then read alone, and reports its own error."""
+        with self._fetch_lock:
+            if self._fetched_together:
+                return
+            self._fetched_together = True
+            if self._storage.is_local:
+                return
+            with self._lock:
+                wanted = [i for i in self._data if i.file_name and (i.file_name not in self._metadata)]
+            if len(wanted) <= 1:
+                return
+            try:
+                blobs = self._storage.read_many([self._instant_path(i) for i in wanted])
+            except HudiCoreError as exc:
+                log.debug("Fetching the commit files of %s together failed: %s", self._storage.base_url, exc)
+                return
+            with self._lock:
+                self._raw.update((i.file_name, raw) for i, raw in zip(wanted, blobs))
 
     def _resolve(self, instant: HudiInstant) -> HudiInstant:
         """The timeline's instant for ``instant`` (which may carry only a timestamp)."""

@@ -192,5 +192,5 @@ def parse_options(options: Mapping[str, str]) -> SourceOptions:
         min_partitions=_int(opts, "min_partitions", os.cpu_count() or 1, 1, shown) or 1,
         # Fetching ahead pays off where each request is slow: object stores.
         prefetch=_bool(opts, "prefetch", normalize_base_uri(uri)[0] != "file", shown),
-        prefetch_depth=_int(opts, "prefetch_depth", 1, 0, shown) or 0,
+        prefetch_depth=_int(opts, "prefetch_depth", 16, 0, shown) or 0,
     )
