@@ -124,7 +124,11 @@ class Fetcher:
         self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
         self._random = random.Random()
         self._lock = threading.Lock()
-        self.requests = 0  # requests sent, retries included (for tests and explain)
+        self.requests = 0  # requests sent, retries included
+        # The deepest chain of requests seen: a request started after one of
+        # depth d finished has depth d + 1 (an upper bound of the round trips
+        # a caller waited for one after another).
+        self._depth = 0
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -139,6 +143,14 @@ class Fetcher:
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """``coro``'s result, waited for on the calling thread (never the I/O loop's own)."""
         return self.submit(coro).result()
+
+    def mark(self) -> tuple[int, int]:
+        """Where the counters stand, for ``since``."""
+        return self.requests, self._depth
+
+    def since(self, mark: tuple[int, int]) -> tuple[int, int]:
+        """Requests sent and round trips waited for since ``mark``."""
+        return self.requests - mark[0], self._depth - mark[1]
 
     # -- one request -------------------------------------------------------------------
 
@@ -159,8 +171,11 @@ class Fetcher:
             attempt += 1
             async with semaphore:
                 self.requests += 1
+                depth = self._depth + 1
                 try:
-                    return await asyncio.wait_for(make(), t.request_timeout)
+                    result = await asyncio.wait_for(make(), t.request_timeout)
+                    self._depth = max(self._depth, depth)
+                    return result
                 except asyncio.TimeoutError:
                     failure: BaseException = RequestTimeout(f"no answer within {t.request_timeout:g} s")
                 except Exception as exc:

@@ -217,8 +217,7 @@ class Storage:
         other.root = self.full_path(rel)
         other.fs = self.fs
         other.io = self.io
-        if "fetcher" in self.__dict__:
-            other.__dict__["fetcher"] = self.fetcher  # one cap on requests for the whole table
+        other.__dict__["fetcher"] = self.fetcher  # one cap on requests (and one count) for the whole table
         return other
 
     def relative(self, rel: str) -> str:

@@ -20,6 +20,10 @@ class PlanExplain:
     listing: str = "storage"  # or "metadata table"
     stages: list[PlanStage] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # On an object store: requests the planning sent, and how many round trips
+    # it waited for one after another (None on local disk, where reads are not requests).
+    requests: int | None = None
+    round_trips: int | None = None
 
     def add(self, name: str, partitions: int, file_slices: int | None = None) -> None:
         self.stages.append(PlanStage(name, partitions, file_slices))
@@ -42,6 +46,8 @@ class PlanExplain:
         for s in self.stages:
             files = "" if s.file_slices is None else f", {s.file_slices} file slices"
             lines.append(f"  {s.name:<22} {s.partitions} partitions{files}")
+        if self.requests is not None:
+            lines.append(f"  storage: {self.requests} requests in {self.round_trips} round trips")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 

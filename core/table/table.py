@@ -174,7 +174,11 @@ class HudiTable:
         """How many partitions and file slices each planning stage kept for this read."""
         request = self._request(options, projected=False)
         explain = PlanExplain(query_type=request.query_type.value)
+        fetcher = self._storage.fetcher
+        mark = fetcher.mark()
         self._scan(request, explain)
+        if not self._storage.is_local:
+            explain.requests, explain.round_trips = fetcher.since(mark)
         return explain
 
     def get_file_slices(self, options: HudiReadOptions | None = None) -> list[HudiFileSlice]:

@@ -148,3 +148,15 @@ def test_bad_io_options_are_config_errors(key: str, value: str, table_path) -> N
 
     with pytest.raises(HudiConfigError, match=key):
         HudiTableBuilder.from_base_uri(str(table_path(COW))).with_hudi_options({key: value}).build()
+
+
+def test_explain_reports_requests_and_round_trips(fresh: S3Proxy, table_path) -> None:
+    table = _remote(fresh, MOR)
+    fresh.reset()
+    plan = table.explain(HudiReadOptions(filters=[("txn_id", "!=", "x")]))
+    sent = fresh.stats()["requests"]
+    assert plan.requests == sent > 0
+    # Files are fetched together: fewer round trips than requests.
+    assert plan.round_trips is not None and 1 <= plan.round_trips < plan.requests
+    assert f"{plan.requests} requests in {plan.round_trips} round trips" in str(plan)
+    assert HudiTableBuilder.from_base_uri(str(table_path(MOR))).build().explain().requests is None

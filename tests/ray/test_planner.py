@@ -157,15 +157,13 @@ def test_prefetch_fetches_only_what_the_read_decodes(table_path: TablePath) -> N
     plan = table.plan(HudiReadOptions(projection=["txn_id", "amount"]))
     storage = PrefetchingStorage(plan.context.storage)
     reader = plan.file_group_reader(storage)
-    prefetcher = SlicePrefetcher(storage, reader, plan)
-    try:
-        batches = []
-        for s in plan.slices:
-            prefetcher.install(prefetcher.fetch(s).result())
-            batches.append(plan.read_slice(reader, s))
-            prefetcher.clear()
-    finally:
-        prefetcher.close()
+    prefetcher = SlicePrefetcher(storage, reader, plan.options, plan.commit_times)
+    batches = []
+    for s in plan.slices:
+        fetched = prefetcher.fetch([s]).result()
+        prefetcher.install(fetched)
+        batches.append(plan.read_slice(reader, s))
+        prefetcher.discard(fetched)
     assert storage.fallback_reads == 0
     assert storage.prefetched_bytes > 0
     assert row_set(pa.Table.from_batches(batches)) == row_set(
