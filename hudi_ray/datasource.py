@@ -425,7 +425,9 @@ def read_hudi(
             (e.g. ``resources`` to place it on a node).
         prefetch: Fetch upcoming slices' files while decoding (default: on
             for object stores, off for local disk).
-        prefetch_depth: How many slices each task fetches ahead.
+        prefetch_depth: How many units (a slice, or a group of small slices)
+            each task fetches ahead of the one it decodes, within the
+            table's ``hoodie.io.max.bytes.in.flight``.
         override_num_blocks: The number of read tasks (also
             ``hoodie.read.input.partitions``). By default there is one per
             ``RayTunables.min_task_bytes`` of estimated data, at most Ray's
