@@ -64,5 +64,8 @@ def fsspec_kwargs(protocol: str, options: Mapping[str, str], io: IOTunables = IO
         config.setdefault("read_timeout", io.request_timeout)
         config.setdefault("retries", {"total_max_attempts": 1})
         kwargs["config_kwargs"] = config
+        # s3fs keeps listings per client, and clients are shared by the process:
+        # a table built again must see commits made since, never a cached listing.
+        kwargs.setdefault("use_listings_cache", False)
         return kwargs
     return dict(options)

@@ -160,3 +160,21 @@ def test_explain_reports_requests_and_round_trips(fresh: S3Proxy, table_path) ->
     assert plan.round_trips is not None and 1 <= plan.round_trips < plan.requests
     assert f"{plan.requests} requests in {plan.round_trips} round trips" in str(plan)
     assert HudiTableBuilder.from_base_uri(str(table_path(MOR))).build().explain().requests is None
+
+
+def test_a_table_built_again_sees_commits_made_since(fresh: S3Proxy, s3_endpoint: str, table_path) -> None:
+    """Clients are shared by the process: no listing of an earlier build may hide a new commit."""
+    import s3fs
+
+    local = table_path(COW)
+    timeline = local / ".hoodie" / "timeline"
+    last = max(p for p in timeline.iterdir() if p.suffix == ".commit" and "_" in p.name)
+    fs = s3fs.S3FileSystem(key="testing", secret="testing", client_kwargs={"endpoint_url": s3_endpoint})
+    target = f"{BUCKET}/fresh/{COW}"
+    fs.put(str(local), target, recursive=True)
+    fs.rm(f"{target}/.hoodie/timeline/{last.name}")  # the last commit is still in flight
+    before = _rows(_remote(fresh, f"fresh/{COW}").read())
+    fs.put(str(last), f"{target}/.hoodie/timeline/{last.name}")
+    after = _rows(_remote(fresh, f"fresh/{COW}").read())
+    assert after == _rows(HudiTableBuilder.from_base_uri(str(local)).build().read())
+    assert before != after

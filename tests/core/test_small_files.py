@@ -11,8 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiSchemaError
-from hudi_ray.core.table import HudiReadOptions, HudiTable, HudiTableBuilder, file_group_reader
-from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
+from hudi_ray.core.table import HudiReadOptions, HudiTable, HudiTableBuilder, base_runs
 from hudi_ray.core.util import group_small
 from tests.support import write_numbered_table
 
@@ -78,9 +77,9 @@ def test_coalesced_runs_hold_the_per_slice_rows(tmp_path: Path, options: HudiRea
 
 
 def test_runs_cut_after_a_few_files_read_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Batches a file each come from runs of at most ``_RUN_FILES`` files (cut
+    """Batches a file each come from runs of at most ``RUN_FILES`` files (cut
     here inside every partition); coalesced runs are cut by rows only."""
-    monkeypatch.setattr(file_group_reader, "_RUN_FILES", 3)
+    monkeypatch.setattr(base_runs, "RUN_FILES", 3)
     table = _table(_small_table(tmp_path))
     expected = _per_slice(table)
     _assert_same(table.read(), expected)
@@ -184,7 +183,7 @@ def test_run_rows_come_back_file_by_file(layout: list[tuple[int, int, int]], con
         # One column made contiguous (as a column of nulls added for the whole run is):
         # chunks no longer all end where files do.
         data = data.set_column(1, "s", data["s"].combine_chunks())
-    got = HudiFileGroupReader._per_file_batches(data, [t.num_rows for t in tables])
+    got = base_runs.per_file_batches(data, [t.num_rows for t in tables])
     assert len(got) == len(tables)
     for batch, table in zip(got, tables):
         assert batch.schema.equals(data.schema)
@@ -196,6 +195,6 @@ def test_run_rows_in_one_chunk_come_back_file_by_file() -> None:
     """A run whose every column is one chunk (nothing marks where files end): sliced by row counts."""
     tables = [_file(range(0, 3)), _file(range(3, 3)), _file(range(3, 8))]
     data = _chunked(tables).combine_chunks()
-    got = HudiFileGroupReader._per_file_batches(data, [t.num_rows for t in tables])
+    got = base_runs.per_file_batches(data, [t.num_rows for t in tables])
     assert [b.num_rows for b in got] == [3, 0, 5]
     assert pa.Table.from_batches(got).equals(data)

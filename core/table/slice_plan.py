@@ -1,0 +1,87 @@
+"""The plan of one slice read: columns to read, the row mask, columns to hand back.
+
+One ``ReadPlan`` serves every slice of a read (it depends on a slice only
+through whether its base file is older than the range's end), so the file
+group reader builds it once per read and keeps it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_ray.core.base_file import base_file_instant
+from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError
+from hudi_ray.core.expr import Filter, filters_to_expression
+from hudi_ray.core.table.read_options import HudiReadOptions
+
+COMMIT_TIME = "_hoodie_commit_time"
+
+
+def instant_of(base_rel: str) -> str | None:
+    """The instant that wrote a base file, from its name."""
+    return base_file_instant(base_rel.rsplit("/", 1)[-1])
+
+
+class ReadPlan:
+    """Columns to read, the row mask and the columns to hand back, for one read."""
+
+    def __init__(
+        self,
+        schema: pa.Schema,
+        options: HudiReadOptions,
+        commit_times: frozenset[str] | None,
+        commit_range: tuple[str | None, str | None],
+        where: str,
+        merge_columns: Sequence[str] = (),
+        base_instant: str | None = None,
+    ) -> None:
+        filters: list[Filter] = options.parsed_filters
+        names = schema.names
+        for f in filters:
+            if f.field not in names:
+                raise HudiFilterError(f"Filter field {f.field!r} not found in the schema of {where}")
+        if options.projection is not None:
+            unknown = [c for c in options.projection if c not in names]
+            if unknown:
+                raise HudiSchemaError(f"Projected columns {unknown} not found in the schema of {where}")
+            output = list(dict.fromkeys(options.projection))
+        else:
+            output = names
+        has_commit_time = COMMIT_TIME in names
+        lo, hi = commit_range
+        if hi is not None and base_instant is not None and base_instant <= hi:
+            # Rows of a base file are no newer than the file, and log blocks are
+            # bounded by visibility: the upper bound cannot drop anything.
+            hi = None
+        self.commit_times = commit_times if has_commit_time else None
+        self.commit_range = (lo, hi) if has_commit_time and (lo or hi) else None
+        extra = [f.field for f in filters] + [c for c in merge_columns if c in names]
+        if self.commit_times is not None or self.commit_range is not None:
+            extra.append(COMMIT_TIME)
+        read = list(dict.fromkeys(output + [c for c in extra if c not in output]))
+        self.read_schema = pa.schema([schema.field(c) for c in read])
+        self.output = output
+        self.narrow = len(read) != len(output)
+        self.output_schema = pa.schema([schema.field(c) for c in output])
+        expr = filters_to_expression(filters, self.read_schema, where)
+        if self.commit_times is not None:
+            e = pc.field(COMMIT_TIME).isin(pa.array(sorted(self.commit_times), pa.string()))
+            expr = e if expr is None else expr & e
+        if self.commit_range is not None:
+            if lo:
+                e = pc.field(COMMIT_TIME) > lo
+                expr = e if expr is None else expr & e
+            if hi:
+                e = pc.field(COMMIT_TIME) <= hi
+                expr = e if expr is None else expr & e
+        self.mask = expr
+
+    def apply(self, data: pa.Table) -> pa.Table:
+        if self.mask is not None:
+            data = data.filter(self.mask)
+        if self.narrow:
+            data = data.select(self.output)
+        return data
