@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hudi_ray.core.config import TableConfig, load_table_config
+from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiUnsafePathError
 from hudi_ray.core.expr.stats import ColumnStats
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, snapshot_visibility
@@ -103,8 +103,7 @@ class MetadataTable:
             return None
         storage = data_storage.child(METADATA_PATH)
         try:
-            config = load_table_config(storage, {})
-            timeline = HudiTimeline.load(storage, config)
+            config, timeline = HudiTimeline.load_with_config(storage, {})
         except HudiUnsafePathError:
             raise  # a crafted table, not a missing metadata table: never read on quietly
         except HudiCoreError as exc:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from hudi_ray.core.base_file import FooterCache
-from hudi_ray.core.config import TableConfig, load_table_config
+from hudi_ray.core.config import TableConfig
 from hudi_ray.core.config.tunables import PLANNING_TUNABLES
 from hudi_ray.core.merge import MergeConfig, resolve_merge_config
 from hudi_ray.core.merge.merger import RECORD_KEY
@@ -36,8 +36,8 @@ class TableContext:
 
     @classmethod
     def load(cls, storage: Storage, overrides: dict[str, str]) -> TableContext:
-        config = load_table_config(storage, overrides)
-        return cls(storage=storage, config=config, timeline=HudiTimeline.load(storage, config))
+        config, timeline = HudiTimeline.load_with_config(storage, overrides)
+        return cls(storage=storage, config=config, timeline=timeline)
 
     def with_storage(self, storage: StorageLike | None) -> TableContext:
         """The same table state read through another storage (None: this one)."""

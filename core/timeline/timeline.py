@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import io
 import json
 import logging
@@ -11,11 +13,11 @@ import fastavro
 import pyarrow as pa
 
 from hudi_ray.core.base_file import parse_base_file_name
-from hudi_ray.core.config import TableConfig
+from hudi_ray.core.config import TableConfig, load_table_config
 from hudi_ray.core.exceptions import HudiCoreError, HudiFileNotFoundError, HudiSchemaError, HudiTimelineError
 from hudi_ray.core.log_file import parse_log_file_name
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
-from hudi_ray.core.storage import Storage
+from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.storage.paths import check_metadata_path
 from hudi_ray.core.timeline.instant import (
     CLUSTERING,
@@ -29,6 +31,9 @@ from hudi_ray.core.timeline.instant import (
 from hudi_ray.core.util.locks import FreshLock
 
 log = logging.getLogger(__name__)
+
+# The timeline folder of table versions 8 and up, unless hoodie.timeline.path moves it.
+_LAYOUT_2_TIMELINE = ".hoodie/timeline"
 
 _AVRO_MAGIC = b"Obj\x01"
 
@@ -177,6 +182,7 @@ class HudiTimeline:
         self._metadata: dict[str, tuple[dict[str, Any], list[dict[str, Any]] | None]] = {}
         # Raw commit files fetched together ahead of decoding (object stores only).
         self._raw: dict[str, bytes] = {}
+        self._fetching: tuple[list[HudiInstant], concurrent.futures.Future[list[bytes | BaseException]]] | None = None
         self._fetched_together = False
         self._lock = FreshLock()
         self._fetch_lock = FreshLock()
@@ -189,17 +195,19 @@ class HudiTimeline:
     # -- loading ---------------------------------------------------------------
 
     @classmethod
-    def load(cls, storage: Storage, config: TableConfig) -> HudiTimeline:
+    def load(cls, storage: Storage, config: TableConfig, listed: list[FileInfo] | None = None) -> HudiTimeline:
+        """The timeline in ``config.timeline_path`` (``listed``: that folder's listing, made already)."""
         folder = config.timeline_path
         tz = config.timezone
         completed: list[HudiInstant] = []
         pending: list[HudiInstant] = []
-        try:
-            listed = storage.list_dir(folder)
-        except HudiFileNotFoundError:
-            if storage.is_local:
-                raise
-            listed = []  # an object store has no empty folders: no objects, no instants
+        if listed is None:
+            try:
+                listed = storage.list_dir(folder)
+            except HudiFileNotFoundError:
+                if storage.is_local:
+                    raise
+                listed = []  # an object store has no empty folders: no objects, no instants
         for info in listed:
             if info.is_dir:
                 continue
@@ -209,7 +217,28 @@ class HudiTimeline:
             (completed if instant.is_completed else pending).append(instant)
         if not completed and not pending:
             cls._check_layout(storage, config, folder)
-        return cls(storage, config, completed, pending)
+        timeline = cls(storage, config, completed, pending)
+        timeline._start_fetch()
+        return timeline
+
+    @classmethod
+    def load_with_config(cls, storage: Storage, overrides: dict[str, str]) -> tuple[TableConfig, HudiTimeline]:
+        """A table's configs and timeline. On an object store the timeline folder
+        of table versions 8 and up is listed while ``hoodie.properties`` is read,
+        not after: the listing is used when the configs confirm the folder."""
+        guess = None
+        if not storage.is_local:
+            guess = storage.submit(storage.list_dir_async(_LAYOUT_2_TIMELINE))
+        config = load_table_config(storage, overrides)
+        listed: list[FileInfo] | None = None
+        if guess is not None and config.timeline_path == _LAYOUT_2_TIMELINE:
+            try:
+                listed = guess.result()
+            except HudiFileNotFoundError:
+                listed = []  # no objects under it: no instants
+            except HudiCoreError:
+                listed = None  # listed again below, and any failure reported there
+        return config, cls.load(storage, config, listed)
 
     @staticmethod
     def _check_layout(storage: Storage, config: TableConfig, folder: str) -> None:
@@ -305,28 +334,50 @@ class HudiTimeline:
                 raw = self._raw.pop(instant.file_name, None)
         return raw if raw is not None else self._storage.read_bytes(self._instant_path(instant))
 
+    def _start_fetch(self) -> None:
+        """On an object store, start fetching every completed data instant's
+        file as soon as the timeline is listed: a plan reads them all (file
+        listings, schemas, checks), one by one they cost a round trip each, and
+        meanwhile the plan goes on (the metadata table's own chain of requests)."""
+        if self._storage.is_local:
+            return
+        wanted = [i for i in self._data if i.file_name]
+        if len(wanted) <= 1:
+            return
+        storage = self._storage
+
+        async def fetch_all() -> list[bytes | BaseException]:
+            jobs = (storage.read_bytes_async(self._instant_path(i)) for i in wanted)
+            return list(await asyncio.gather(*jobs, return_exceptions=True))
+
+        self._fetching = (wanted, storage.submit(fetch_all()))
+
     def _fetch_data_instants(self) -> None:
-        """Fetch every completed data instant's file at once, the first time one
-        is needed: a plan reads them all (file listings, schemas, checks), and on
-        an object store one after another costs a round trip each. A failure here
-        only costs the batch: each file is then read alone, and reports its own error."""
+        """Take what ``_start_fetch`` fetched, the first time a data instant's
+        file is needed. A file whose fetch failed is read alone later, and
+        reports its own error."""
         with self._fetch_lock:
             if self._fetched_together:
                 return
             self._fetched_together = True
-            if self._storage.is_local:
+            fetching, self._fetching = self._fetching, None
+            if fetching is None:
                 return
-            with self._lock:
-                wanted = [i for i in self._data if i.file_name and (i.file_name not in self._metadata)]
-            if len(wanted) <= 1:
-                return
+            wanted, future = fetching
             try:
-                blobs = self._storage.read_many([self._instant_path(i) for i in wanted])
-            except HudiCoreError as exc:
+                blobs = future.result()
+            except Exception as exc:
                 log.debug("Fetching the commit files of %s together failed: %s", self._storage.base_url, exc)
                 return
             with self._lock:
-                self._raw.update((i.file_name, raw) for i, raw in zip(wanted, blobs))
+                for i, raw in zip(wanted, blobs):
+                    if isinstance(raw, bytes) and i.file_name not in self._metadata:
+                        self._raw[i.file_name] = raw
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_fetching"] = None  # a future of this process
+        return state
 
     def _resolve(self, instant: HudiInstant) -> HudiInstant:
         """The timeline's instant for ``instant`` (which may carry only a timestamp)."""

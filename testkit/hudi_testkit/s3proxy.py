@@ -9,9 +9,11 @@ header included, so what the client signed is what the upstream sees), after
 holding it ``latency_ms``, and counts requests, by method and status, and how
 many are in flight at once. It can answer a fraction of requests 503
 ``SlowDown`` without forwarding them, drop a fraction of connections without
-any response, fail every request whose path contains a substring (503 or
-500), and stall those whose path contains another one. Random choices come
-from a seeded generator, drawn once per request in arrival order.
+any response, fail every request whose path contains a substring (503
+``SlowDown`` or 500 ``InternalError``), and stall those whose path contains
+another one (held ``stall_seconds`` before anything is sent, then forwarded;
+a client that hangs up first ends the hold). Random choices come from a
+seeded generator, drawn once per request in arrival order.
 
 It runs in a subprocess of its own, so its CPU does not share the GIL of the
 process being measured. ``S3Proxy`` starts and drives it; ``MotoServer``
@@ -369,9 +371,13 @@ async def serve_proxy(upstream: str, host: str, port: int, config: ProxyConfig, 
         low_level = web.Server(server.handle, handler_cancellation=True, access_log=None)
         runner = web.ServerRunner(low_level, shutdown_timeout=1.0)
         await runner.setup()
-        site = web.TCPSite(runner, host, port, backlog=1024)
+        # Bound here rather than by the site, to learn the port the system picked for port 0.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        bound = sock.getsockname()[1]
+        site = web.SockSite(runner, sock, backlog=1024)
         await site.start()
-        bound = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
