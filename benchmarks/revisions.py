@@ -8,8 +8,8 @@ in a fresh child process, alternately with that folder first on ``PYTHONPATH``
 (the old code) and without (this tree), so a noisy stretch of the machine hits
 both alike. Each child times ``table.read()`` and draining ``read_stream()``
 after building the table. The tables are the ones the other benchmarks write
-under ``benchmarks/.data`` (run ``cow_scan.py``, ``mor_scan.py`` and
-``small_files.py`` first); a case whose table is missing is skipped.
+under ``benchmarks/.data/object_store`` (run ``object_store.py`` first); a
+case whose table is missing is skipped.
 Not a test: numbers depend on the machine.
 """
 
@@ -46,14 +46,15 @@ print(json.dumps(out))
 
 
 def _tables() -> dict[str, Path]:
-    """The benchmark tables present under benchmarks/.data, by case name."""
+    """The benchmark tables present under benchmarks/.data, by case name:
+    object_store.py's (1,000,000 rows each for cow and mor, 2,000 small files)."""
     found: dict[str, Path] = {}
-    for case, prefix in (("cow", "cow"), ("mor", "mor"), ("small", "small_files")):
-        candidates = sorted(p for p in DATA.glob(f"{prefix}*") if (p / ".hoodie").is_dir()) if DATA.is_dir() else []
-        nested = sorted(p.parent for p in DATA.glob(f"{prefix}*/*/.hoodie")) if DATA.is_dir() else []
-        chosen = (candidates or nested)[:1]
-        if chosen:
-            found[case] = chosen[0]
+    for case in ("cow", "mor", "small"):
+        root = DATA / "object_store" / case
+        for path in (root, root / "table"):
+            if (path / ".hoodie").is_dir():
+                found[case] = path
+                break
     return found
 
 
@@ -88,7 +89,7 @@ def main() -> None:
     tables = _tables()
     cases = [c for c in args.cases.split(",") if c in tables]
     if not cases:
-        sys.exit(f"no benchmark tables under {DATA}: run cow_scan.py, mor_scan.py or small_files.py first")
+        sys.exit(f"no benchmark tables under {DATA / 'object_store'}: run object_store.py first")
     with tempfile.TemporaryDirectory() as tmp:
         old = _unpack(args.rev, Path(tmp))
         times: dict[tuple[str, str, str], list[float]] = {}
