@@ -9,24 +9,35 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from hudi_ray.core.config.keys import HudiIOConfig, HudiPlanConfig
 from hudi_ray.core.config.keys import HudiReadConfig as R
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.storage.fetch import IOTunables
 
+N = TypeVar("N", int, float)
 
-def _positive_int(options: Mapping[str, str], key: str, default: int) -> int:
+
+def _positive(options: Mapping[str, str], key: str, default: N, kind: Callable[[str], N]) -> N:
+    """``options[key]`` as a finite number > 0 of ``kind`` (int or float); ``default`` when unset."""
     raw = options.get(key)
     if raw is None:
         return default
     try:
-        value = int(str(raw).strip())
+        value = kind(str(raw).strip())
     except ValueError:
-        raise HudiConfigError(f"Failed to parse {raw!r} for config {key}: not an integer") from None
-    if value <= 0:
+        what = "an integer" if kind is int else "a number"
+        raise HudiConfigError(f"Failed to parse {raw!r} for config {key}: not {what}") from None
+    if kind is int and value <= 0:
         raise HudiConfigError(f"Config {key} must be > 0, got {value}")
+    if not value > 0 or value == float("inf"):
+        raise HudiConfigError(f"Config {key} must be a finite number > 0, got {raw!r}")
     return value
+
+
+def _positive_int(options: Mapping[str, str], key: str, default: int) -> int:
+    return _positive(options, key, default, int)
 
 
 @dataclass(frozen=True)
@@ -61,26 +72,13 @@ class PlanningTunables:
         )
 
 
-def _positive_float(options: Mapping[str, str], key: str, default: float) -> float:
-    raw = options.get(key)
-    if raw is None:
-        return default
-    try:
-        value = float(str(raw).strip())
-    except ValueError:
-        raise HudiConfigError(f"Failed to parse {raw!r} for config {key}: not a number") from None
-    if not value > 0 or value == float("inf"):
-        raise HudiConfigError(f"Config {key} must be a finite number > 0, got {raw!r}")
-    return value
-
-
 def io_tunables(options: Mapping[str, str]) -> IOTunables:
     """A table's storage I/O tunables: defaults, with ``hoodie.io.*`` keys applied."""
     default = IOTunables()
     return IOTunables(
         max_requests=_positive_int(options, HudiIOConfig.MAX_REQUESTS.value, default.max_requests),
         max_bytes_in_flight=_positive_int(options, HudiIOConfig.MAX_BYTES_IN_FLIGHT.value, default.max_bytes_in_flight),
-        request_timeout=_positive_float(options, HudiIOConfig.REQUEST_TIMEOUT_SECONDS.value, default.request_timeout),
+        request_timeout=_positive(options, HudiIOConfig.REQUEST_TIMEOUT_SECONDS.value, default.request_timeout, float),
         max_attempts=_positive_int(options, HudiIOConfig.MAX_ATTEMPTS.value, default.max_attempts),
     )
 
