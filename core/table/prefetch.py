@@ -165,6 +165,11 @@ def read_pipelined(
         finally:
             prefetcher.discard(fetched)
 
+    if prefetcher is None and threads <= 1:
+        # Nothing to fetch and one thread to decode on: the caller's own, with no hand-offs.
+        for unit in units:
+            yield read(unit)
+        return
     window = max(1, window)
     pending: deque[tuple[int, concurrent.futures.Future[R]]] = deque()
     started = 0
