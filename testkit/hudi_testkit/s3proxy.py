@@ -429,6 +429,8 @@ def main(argv: list[str] | None = None) -> None:
     if not args.upstream:
         parser.error("--upstream is required (or --moto)")
     logging.basicConfig(level=logging.WARNING, format="s3proxy: %(message)s")
+    # A client that hangs up mid-answer (a timed-out or cancelled request) is expected, not an error to print.
+    logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)
     config = ProxyConfig().updated({"latency_ms": args.latency_ms, "seed": args.seed})
     asyncio.run(serve_proxy(args.upstream, args.host, args.port, config, args.parent_pid))
 
