@@ -21,12 +21,9 @@ class RayTunables:
     # Plans a planner keeps for repeated reads (of any of its snapshots).
     planner_plans: int = 32
     # Estimated Arrow bytes a read task holds at least, unless the caller fixed
-    # the number of blocks: Ray pays about 0.1-0.2 s per task on a small
+    # the number of blocks: Ray's fixed cost per task is large on a small
     # machine, so Ray's default count (by blocks, not work) would spend more
-    # on tasks than on reading a table of many small files. 8 MiB still left
-    # tasks of a third of a second: on 2 CPUs, 32 MiB read 20,000 small files
-    # in 5.1 s instead of 7.2 (17 tasks to 5) and 5,000,000 rows of
-    # copy-on-write in 2.2 s instead of 2.9 (72 blocks to 15).
+    # on tasks than on reading a table of many small files.
     min_task_bytes: int = 32 << 20
     # Estimated Arrow bytes per Spark partition in the hand-off to Spark.
     spark_partition_bytes: int = 64 << 20

@@ -153,7 +153,7 @@ def decode_delete_columns(payload: bytes | memoryview) -> DeleteColumns | None:
     for b in sorted(values):
         rows, arr = values[b]
         index[rows] = np.arange(offset, offset + len(rows))
-        # Branches of commit-time deletes alone (IntWrapper 0s) add no values.
+        # Branches of commit-time deletes alone (IntWrapper zeros) add no values.
         pieces.append(arr.cast(kind) if b in real else pa.nulls(len(rows), kind))
         offset += len(rows)
     index[ct] = -1
