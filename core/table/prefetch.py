@@ -22,7 +22,7 @@ import asyncio
 import concurrent.futures
 import logging
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import pyarrow as pa
@@ -134,7 +134,7 @@ def read_pipelined(
     window: int,
     max_bytes_ahead: int,
     max_ahead: int | None = None,
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """``read(unit)`` of each unit, in order, on ``threads`` threads, up to
     ``window`` units decoded ahead of the consumer. With a ``prefetcher``,
     units' files are fetched ahead while at most ``max_bytes_ahead`` bytes

@@ -9,7 +9,7 @@ engines need nothing else from the core.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -65,7 +65,7 @@ class HudiReadPlan:
         window: int = 2,
         prefetch: bool = True,
         max_ahead: int | None = None,
-    ) -> Iterator[R]:
+    ) -> Generator[R, None, None]:
         """``read(reader, unit)`` of each unit of slices, in order, through the
         core's read pipeline (``prefetch.read_pipelined``): on an object store
         (unless not ``prefetch``) the files of up to ``max_ahead`` units (None:

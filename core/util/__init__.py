@@ -8,13 +8,11 @@ from hudi_ray.core.util.collection import (
     split_into_chunks,
 )
 from hudi_ray.core.util.locks import FreshLock
-from hudi_ray.core.util.readahead import read_ahead
 
 __all__ = [
     "SMALL_GROUP_BYTES",
     "FreshLock",
     "group_small",
-    "read_ahead",
     "split_balanced",
     "split_by_size",
     "split_into_chunks",

@@ -5,16 +5,15 @@
   reads, and the total stays bounded however many reads run at once. Each call
   still caps its own width (``limit``). A call made from a pool thread runs
   inline, so nested fan-out never waits on the threads it occupies.
-- Pipelines (read-ahead) get ``pipeline_workers``: a few threads owned by one
+- Pipelines (the read pipeline) get ``pipeline_workers``: a few threads owned by one
   stream, so a slow consumer never holds shared threads, and closing the
   stream ends them.
-- Asynchronous fetching gets ``event_loop_thread``: one loop per prefetching
-  reader, stopped with it.
+- Asynchronous fetching is the storage layer's: one I/O event loop per
+  process (``hudi_ray.core.storage.fetch``), no thread of its own here.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -87,12 +86,3 @@ def io_map(fn: Callable[[T], R], items: Iterable[T], limit: int | None = None) -
 def pipeline_workers(depth: int) -> ThreadPoolExecutor:
     """A stream's own ``depth`` worker threads (use as a context manager)."""
     return ThreadPoolExecutor(max_workers=max(1, depth), thread_name_prefix="hudi-read-ahead")
-
-
-def event_loop_thread(name: str) -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
-    """A new event loop running forever on its own daemon thread; stop the loop
-    (``loop.call_soon_threadsafe(loop.stop)``) and join the thread to end it."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name=name, daemon=True)
-    thread.start()
-    return loop, thread

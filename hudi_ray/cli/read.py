@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -18,8 +18,7 @@ from hudi_ray.cli.output import aligned, cell, human_bytes, human_count, plain
 from hudi_ray.cli.progress import Progress
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.table import HudiQueryType, HudiReadOptions, HudiTable
-from hudi_ray.core.util import read_ahead
+from hudi_ray.core.table import HudiFileGroupReader, HudiQueryType, HudiReadOptions, HudiTable
 
 FORMATS = ("table", "csv", "json", "parquet")
 META_PREFIX = "_hoodie_"
@@ -209,12 +208,13 @@ def _local_batches(
     """The planned slices read here, a few ahead of the one being written out."""
     plan = table.plan(options)
     progress: Progress = progress_of(len(plan.slices), sum(s.total_size_bytes() for s in plan.slices), plan.schema)
-    reader = plan.file_group_reader()
 
-    def one(s: HudiFileSlice) -> tuple[HudiFileSlice, pa.RecordBatch]:
-        return s, plan.read_slice(reader, s)
+    def one(reader: HudiFileGroupReader, unit: Sequence[HudiFileSlice]) -> tuple[HudiFileSlice, pa.RecordBatch]:
+        return unit[0], plan.read_slice(reader, unit[0])
 
-    results: Generator[tuple[HudiFileSlice, pa.RecordBatch], None, None] = read_ahead(plan.slices, one, READ_AHEAD)  # type: ignore[assignment]
+    # The core's read pipeline: on an object store the next slices' files are fetched meanwhile.
+    units = [[s] for s in plan.slices]
+    results = plan.read_units(units, one, threads=READ_AHEAD, window=READ_AHEAD + 1)
     try:
         for s, batch in results:
             progress.advance(files=1, rows=batch.num_rows, nbytes=s.total_size_bytes())
