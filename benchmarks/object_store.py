@@ -99,7 +99,7 @@ import small_files
 from harness import Case, peak_rss_mib
 
 import hudi_ray
-from hudi_testkit.s3proxy import MotoServer, S3Proxy
+from hudi_testkit.s3proxy import MotoServer, S3Proxy, storage_options
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "object_store"
@@ -109,16 +109,6 @@ BUCKET = "bench"
 RAY_CPUS = 2
 ALL_TABLES = ("cow", "mor", "v9meta", "small")
 KINDS = ("LIST", "GET", "GET range", "HEAD")
-
-
-def storage_options(endpoint: str) -> dict[str, str]:
-    return {
-        "aws_access_key_id": "testing",
-        "aws_secret_access_key": "testing",
-        "aws_region": "us-east-1",
-        "aws_endpoint_url": endpoint,
-        "aws_allow_http": "true",
-    }
 
 
 def count(batches: Iterable[pa.RecordBatch]) -> int:

@@ -3,17 +3,13 @@ session), a loopback S3 server and one local Ray instance."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support import TABLES_DIR, free_port
+from tests.support import TABLES_DIR
 
 
 @pytest.fixture(scope="session")
@@ -47,37 +43,19 @@ def table_path(tables_root: Path):
 def s3_endpoint() -> Iterator[str]:
     """A real S3 API on loopback: moto in server mode, one per module that uses it."""
     pytest.importorskip("s3fs")
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        pytest.fail("moto server did not start within 30 s")
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    proc.wait(timeout=10)
+    from hudi_testkit.s3proxy import MotoServer
+
+    with MotoServer() as moto:
+        assert moto.url is not None
+        yield moto.url
 
 
 @pytest.fixture(scope="module")
 def storage_options(s3_endpoint: str) -> dict[str, str]:
     """hudi-rs style storage options reaching the loopback S3 server."""
-    return {
-        "aws_access_key_id": "testing",
-        "aws_secret_access_key": "testing",
-        "aws_region": "us-east-1",
-        "aws_endpoint_url": s3_endpoint,
-        "aws_allow_http": "true",
-    }
+    from hudi_testkit.s3proxy import storage_options
+
+    return storage_options(s3_endpoint)
 
 
 @pytest.fixture(scope="session")

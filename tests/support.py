@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -225,12 +224,6 @@ def write_numbered_table(path: Path, rows: int, rows_per_file: int, partitioned:
 
 
 # -- S3 on loopback ---------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def upload(s3_endpoint: str, bucket: str, tables: list[str], table_path: TablePath) -> str:

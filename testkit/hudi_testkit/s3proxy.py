@@ -444,6 +444,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def storage_options(endpoint: str, secret: str = "testing") -> dict[str, str]:
+    """hudi-rs style storage options reaching a loopback S3 API (moto, or the proxy) at ``endpoint``."""
+    return {
+        "aws_access_key_id": "testing",
+        "aws_secret_access_key": secret,
+        "aws_region": "us-east-1",
+        "aws_endpoint_url": endpoint,
+        "aws_allow_http": "true",
+    }
+
+
 def _stop_process(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
     if proc is None or proc.poll() is not None:
         return

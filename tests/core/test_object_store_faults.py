@@ -16,7 +16,7 @@ from hudi_ray import HudiReadOptions, HudiStorageError, HudiTableBuilder
 from tests.support import row_set, to_table, upload
 
 pytest.importorskip("s3fs")
-from hudi_testkit.s3proxy import S3Proxy
+from hudi_testkit.s3proxy import S3Proxy, storage_options
 
 BUCKET = "faults"
 MOR = "sample_table/mor/avro/v9_txns_simple_meta"
@@ -48,13 +48,7 @@ def fresh(proxy: S3Proxy) -> S3Proxy:
 
 def _options(proxy: S3Proxy) -> dict[str, str]:
     assert proxy.url is not None
-    return {
-        "aws_access_key_id": "testing",
-        "aws_secret_access_key": SECRET,
-        "aws_region": "us-east-1",
-        "aws_endpoint_url": proxy.url,
-        "aws_allow_http": "true",
-    }
+    return storage_options(proxy.url, secret=SECRET)
 
 
 def _remote(proxy: S3Proxy, name: str, **hudi: str):

@@ -7,7 +7,8 @@ import hudi
 import pytest
 
 from hudi_ray import HudiReadOptions, HudiStorageError, HudiTableBuilder, HudiTableNotFoundError
-from tests.support import free_port, row_set, to_table, upload
+from hudi_testkit.s3proxy import free_port
+from tests.support import row_set, to_table, upload
 
 TABLES = ["sample_table/cow/v9_txns_simple_meta", "sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle"]
 
