@@ -273,9 +273,7 @@ class Storage:
         path = self.full_path(rel)
         if self.is_local:
             return self._list_local(rel, path)
-        with self._errors("list", rel, "Directory not found"):
-            entries = self.fetcher.run(self.fetcher.ls(path))
-        return self._infos(rel, path, entries)
+        return self.fetcher.run(self.list_dir_async(rel))
 
     def _infos(self, rel: str, path: str, entries: list[dict]) -> list[FileInfo]:
         # Object stores list a "directory" path that names a file as that file.
@@ -326,28 +324,25 @@ class Storage:
             return self.fetcher.run(self.fetcher.exists(path))
 
     def size(self, rel: str) -> int:
-        path = self.full_path(rel)
+        if not self.is_local:
+            return self.fetcher.run(self.size_async(rel))
         with self._errors("stat", rel):
-            if self.is_local:
-                return int(self.fs.size(path))
-            return int(self.fetcher.run(self.fetcher.info(path))["size"])
+            return int(self.fs.size(self.full_path(rel)))
 
     # -- reading -------------------------------------------------------------
 
     def read_bytes(self, rel: str) -> bytes:
-        path = self.full_path(rel)
+        if not self.is_local:
+            return self.fetcher.run(self.read_bytes_async(rel))
         with self._errors("read", rel):
-            if self.is_local:
-                return self.fs.cat_file(path)
-            return self.fetcher.run(self.fetcher.cat(path))
+            return self.fs.cat_file(self.full_path(rel))
 
     def read_range(self, rel: str, start: int, end: int) -> bytes:
         """Bytes ``[start, end)`` of a file; negative ``start`` counts from the end."""
-        path = self.full_path(rel)
+        if not self.is_local:
+            return self.fetcher.run(self.read_range_async(rel, start, end))
         with self._errors("read", rel):
-            if self.is_local:
-                return self.fs.cat_file(path, start=start, end=end)
-            return self.fetcher.run(self.fetcher.cat(path, start, end))
+            return self.fs.cat_file(self.full_path(rel), start=start, end=end)
 
     async def read_bytes_async(self, rel: str) -> bytes:
         if self.is_local:
