@@ -15,17 +15,20 @@ from hudi_ray.core.log_file import LogFile
 ColumnStatsDict: TypeAlias = dict[str, tuple[pa.Array | None, pa.Array | None]]
 
 
-def _join(partition_path: str, name: str) -> str:
+def relative_path(partition_path: str, name: str) -> str:
+    """A file's path relative to the table root, as commit write stats name it."""
     return f"{partition_path}/{name}" if partition_path else name
 
 
-@dataclass
+@dataclass(frozen=True)
 class HudiFileSlice:
     """One version of a file group: its base file and the log files on top.
 
     Attributes mirror hudi-rs. ``num_records`` is the base file's record count
     (log records merge into it); ``base_file_byte_size`` is the uncompressed
-    size when the footer has been read, else the on-disk size.
+    size when the footer has been read, else the on-disk size. Frozen: slices
+    are cached and shared between reads and threads, so a step that learns more
+    (footer sizes, column stats) makes a new one with ``dataclasses.replace``.
     """
 
     file_id: str
@@ -47,14 +50,14 @@ class HudiFileSlice:
     )
 
     def base_file_relative_path(self) -> str:
-        return _join(self.partition_path, self.base_file_name) if self.base_file_name else ""
+        return relative_path(self.partition_path, self.base_file_name) if self.base_file_name else ""
 
     def log_files_relative_paths(self) -> list[str]:
-        return [_join(self.partition_path, n) for n in self.log_file_names]
+        return [relative_path(self.partition_path, n) for n in self.log_file_names]
 
     def log_file_relative_path(self, log_file: LogFile | str) -> str:
         name = log_file.name if isinstance(log_file, LogFile) else log_file
-        return _join(self.partition_path, name)
+        return relative_path(self.partition_path, name)
 
     def total_size_bytes(self) -> int:
         return int(self.base_file_size) + sum(int(s) for s in self.log_file_sizes)
@@ -79,9 +82,6 @@ class HudiFileSlice:
 
     def has_log_file(self) -> bool:
         return self.has_log_files()
-
-    def file_group_key(self) -> tuple[str, str]:
-        return self.partition_path, self.file_id
 
     def __repr__(self) -> str:
         return (

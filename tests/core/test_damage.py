@@ -418,18 +418,6 @@ def test_listing_partitions_walks_no_write_stats(table_path, monkeypatch) -> Non
     assert table._view.partition_paths() == ["region=apac", "region=eu", "region=us"]
 
 
-def test_file_checks_cost_nothing_until_a_file_is_missing(table_path, monkeypatch) -> None:
-    from hudi_ray.core.file_group import view
-
-    def fail(*_args, **_kwargs):
-        raise AssertionError("built without a missing file")
-
-    monkeypatch.setattr(view, "_GroupTimes", fail)
-    table = HudiTableBuilder.from_base_uri(str(table_path(TABLE))).build()
-    assert _rows(table) > 0
-    assert _rows(table, HudiReadOptions().with_as_of_timestamp("20260307162440672")) > 0
-
-
 def test_missing_file_of_a_group_replaced_later(copy_of) -> None:
     path = copy_of(OVERWRITE_TABLE)
     victim = next((path / "us").glob("fbafeb04-*_20260403183955124.parquet"))

@@ -1,0 +1,200 @@
+"""Building file groups from listed files, and the latest file slice of each
+group from them: which base file and which log files a read sees."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from hudi_ray.core.base_file import parse_base_file_name
+from hudi_ray.core.exceptions import HudiFileNotFoundError
+from hudi_ray.core.file_group.file_slice import HudiFileSlice, relative_path
+from hudi_ray.core.file_group.visibility import Visibility
+from hudi_ray.core.log_file import LogFile, parse_log_file_name
+from hudi_ray.core.storage import FileInfo
+from hudi_ray.core.timeline import HudiTimeline
+
+# (instant time, name, size): plain tuples of strings, which the garbage collector stops tracking.
+BaseFileEntry = tuple[str, str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class FileGroup:
+    """A file group's files as listed. Tuples, not lists: planning holds one
+    group per file group of the table, and every container the garbage
+    collector tracks makes each of its full passes longer."""
+
+    partition_path: str
+    file_id: str
+    base_files: tuple[BaseFileEntry, ...] = ()
+    log_files: tuple[LogFile, ...] = ()
+
+
+def build_file_groups(listed: Iterable[tuple[str, list[FileInfo]]]) -> list[FileGroup]:
+    """The file groups of ``(partition, entries)`` listings, in the order the
+    listings first name them. CDC logs and files Hudi did not name are left out."""
+    bases: dict[tuple[str, str], tuple[BaseFileEntry, ...]] = {}
+    logs: dict[tuple[str, str], tuple[LogFile, ...]] = {}
+    order: dict[tuple[str, str], None] = {}
+    for partition, entries in listed:
+        for e in entries:
+            if e.is_dir:
+                continue
+            base = parse_base_file_name(e.name)
+            if base is not None:
+                key = (partition, base.file_id)
+                order.setdefault(key)
+                bases[key] = (*bases.get(key, ()), (base.instant_time, e.name, e.size))
+                continue
+            lf = parse_log_file_name(e.name, e.size)
+            if lf is not None and not lf.is_cdc:
+                key = (partition, lf.file_id)
+                order.setdefault(key)
+                logs[key] = (*logs.get(key, ()), lf)
+    return [FileGroup(p, fid, bases.get((p, fid), ()), logs.get((p, fid), ())) for p, fid in order]
+
+
+def replaced_file_groups(timeline: HudiTimeline, visibility: Visibility) -> set[tuple[str, str]]:
+    """``(partition, file id)`` of the groups that replace commits ``visibility`` sees replaced."""
+    replaced: set[tuple[str, str]] = set()
+    for instant in timeline.get_completed_replacecommits():
+        if instant.timestamp not in visibility.instants:
+            continue
+        for partition, ids in timeline.replaced_file_ids(instant).items():
+            replaced.update((partition, fid) for fid in ids)
+    return replaced
+
+
+def log_slice_time(lf: LogFile, timeline: HudiTimeline, table_version: int) -> str | None:
+    """The time that places a log file in a slice (see ``owning_base``).
+
+    From table version 8 on, the completion time of the delta commit the
+    log file's name carries, so that a log written while a compaction was
+    pending falls to the slice it was merged onto; None when that instant is
+    not on the active timeline. Before version 8, that instant time itself.
+    """
+    if table_version < 8:
+        return lf.base_instant
+    instant = timeline.find(lf.base_instant)
+    return None if instant is None else instant.completed_at
+
+
+def owning_base(key: str, bases: Sequence[str]) -> str | None:
+    """The base instant of the slice a file placed at ``key`` belongs to: the
+    greatest of ``bases`` not after it."""
+    return max((b for b in bases if b <= key), default=None)
+
+
+def in_latest_slice(key: str, bases: Sequence[str]) -> bool:
+    """Whether a file placed at ``key`` belongs to the slice of the newest of
+    ``bases`` (sorted); with no bases there is one slice, and it does."""
+    return not bases or owning_base(key, bases) == bases[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class _Chosen:
+    """What a group's latest slice holds, before its record count is known."""
+
+    group: FileGroup
+    base: BaseFileEntry | None
+    logs: tuple[LogFile, ...]
+
+    @property
+    def creation_instant_time(self) -> str:
+        # A file group with only log files: its slice starts at the first log.
+        return self.base[0] if self.base is not None else self.logs[0].base_instant
+
+
+class SliceBuilder:
+    """Picks the latest file slice of each file group as of a visibility."""
+
+    def __init__(self, timeline: HudiTimeline, table_version: int) -> None:
+        self.timeline = timeline
+        self.table_version = table_version
+
+    def latest_file_slices(
+        self, groups: Iterable[FileGroup], visibility: Visibility, skip: Callable[[FileGroup], bool]
+    ) -> list[HudiFileSlice]:
+        """The latest visible slice of each group not skipped, sorted by
+        partition and file id; groups with no visible file have none."""
+        chosen = [c for g in groups if not skip(g) and (c := self._latest(g, visibility)) is not None]
+        counts = self._record_counts(chosen)
+        slices = [self._slice(c, counts) for c in chosen]
+        slices.sort(key=lambda s: (s.partition_path, s.file_id))
+        return slices
+
+    def _latest(self, g: FileGroup, visibility: Visibility) -> _Chosen | None:
+        visible = [b for b in g.base_files if visibility.sees(b[0])]
+        latest = max(visible, key=lambda b: b[0]) if visible else None
+        logs = self._logs_of_latest_slice(g, sorted(b[0] for b in visible), visibility)
+        if latest is None and not logs:
+            return None
+        return _Chosen(g, latest, logs)
+
+    def _logs_of_latest_slice(self, g: FileGroup, bases: list[str], visibility: Visibility) -> tuple[LogFile, ...]:
+        """Visible log files of the group's latest slice, in processing order.
+
+        Base files of pending compactions are not visible, so logs written
+        meanwhile fall to the previous slice, as Hudi merges them.
+        """
+        chosen: list[tuple[str, LogFile]] = []
+        for lf in g.log_files:
+            key = log_slice_time(lf, self.timeline, self.table_version)
+            if key is None or not visibility.sees(lf.base_instant):
+                continue  # pending, failed or outside the read's range
+            if in_latest_slice(key, bases):
+                chosen.append((key, lf))
+        chosen.sort(key=lambda kv: (kv[0], kv[1].version, kv[1].write_token))
+        return tuple(lf for _, lf in chosen)
+
+    def _record_counts(self, chosen: list[_Chosen]) -> dict[str, int]:
+        """Base files' record counts from the writing commit's stats, by path
+        relative to the table, without opening the files."""
+        by_instant: dict[str, list[_Chosen]] = {}
+        for c in chosen:
+            by_instant.setdefault(c.creation_instant_time, []).append(c)
+        counts: dict[str, int] = {}
+        for ts, group in by_instant.items():
+            instant = self.timeline.find(ts)
+            if instant is None:
+                continue
+            try:
+                stats = self.timeline.write_stats(instant)
+            except HudiFileNotFoundError:
+                continue
+            written = {st.get("path"): st.get("numWrites") for st in stats if st.get("path")}
+            for c in group:
+                if c.base is None:
+                    continue
+                path = relative_path(c.group.partition_path, c.base[1])
+                n = written.get(path)
+                if n is not None:
+                    counts[path] = int(n)
+        return counts
+
+    @staticmethod
+    def _slice(c: _Chosen, counts: dict[str, int]) -> HudiFileSlice:
+        g = c.group
+        log_names = [lf.name for lf in c.logs]
+        log_sizes = [lf.size for lf in c.logs]
+        if c.base is None:
+            return HudiFileSlice(
+                file_id=g.file_id,
+                partition_path=g.partition_path,
+                creation_instant_time=c.creation_instant_time,
+                log_file_names=log_names,
+                log_file_sizes=log_sizes,
+            )
+        instant_time, name, size = c.base
+        return HudiFileSlice(
+            file_id=g.file_id,
+            partition_path=g.partition_path,
+            creation_instant_time=instant_time,
+            base_file_name=name,
+            base_file_size=size,
+            base_file_byte_size=size,
+            log_file_names=log_names,
+            log_file_sizes=log_sizes,
+            num_records=counts.get(relative_path(g.partition_path, name), 0),
+            commit_time=instant_time,
+        )

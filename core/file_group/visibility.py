@@ -1,0 +1,51 @@
+"""Which writes a read may see: the completed instants it reads as of."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from hudi_ray.core.timeline import HudiInstant, HudiTimeline
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """Which writes a read may see.
+
+    ``instants`` are the visible completed data instants. A file written by
+    any other instant on the active timeline is invisible; a file older than
+    the whole active timeline was written by an archived, completed instant.
+    """
+
+    instants: frozenset[str]
+    upper: str | None  # nothing written after this requested time is visible
+    on_timeline: frozenset[str]  # every instant time on the active timeline
+    timeline_start: str | None
+
+    def sees(self, ts: str) -> bool:
+        if ts in self.instants:
+            return True
+        if ts in self.on_timeline or (self.upper is not None and ts > self.upper):
+            return False
+        return self.timeline_start is not None and ts < self.timeline_start
+
+
+def visibility_of(timeline: HudiTimeline, instants: Iterable[HudiInstant]) -> Visibility:
+    """Visibility of exactly ``instants`` (plus archived history)."""
+    chosen = list(instants)
+    every = timeline.instants + timeline.pending
+    return Visibility(
+        instants=frozenset(i.timestamp for i in chosen),
+        upper=max((i.timestamp for i in chosen), default=None),
+        on_timeline=frozenset(i.timestamp for i in every),
+        timeline_start=min((i.timestamp for i in every), default=None),
+    )
+
+
+def snapshot_visibility(timeline: HudiTimeline, as_of: str | None) -> Visibility:
+    """Completed data instants up to ``as_of`` (instant time), or all of them."""
+    data = timeline.data_instants
+    if as_of is not None:
+        data = [i for i in data if i.timestamp <= as_of]
+    vis = visibility_of(timeline, data)
+    return Visibility(vis.instants, as_of, vis.on_timeline, vis.timeline_start)
