@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -28,6 +30,18 @@ def _all_null(group: pq.RowGroupMetaData, st: pq.Statistics | None) -> bool:
     return st is not None and st.has_null_count and st.null_count == group.num_rows
 
 
+def _min_max(st: pq.Statistics | None) -> tuple[Any, Any] | None:
+    """A row group's (min, max) of a column; None when absent or when the
+    footer's bytes do not decode (a string bound that is not UTF-8): a damaged
+    bound is unknown, so the file is kept and its rows are filtered as read."""
+    if st is None or not st.has_min_max:
+        return None
+    try:
+        return st.min, st.max
+    except _CONVERSION_ERRORS:
+        return None
+
+
 def _raw_stats(metadata: pq.FileMetaData, j: int) -> tuple[object, object, int | None]:
     """Column ``j``'s (min, max, null count) over a file's row groups as the
     footer's own values; min and max are None when some row group holding
@@ -43,13 +57,14 @@ def _raw_stats(metadata: pq.FileMetaData, j: int) -> tuple[object, object, int |
             nulls = None
         elif nulls is not None:
             nulls += st.null_count
-        if st is None or not st.has_min_max:
+        bounds = _min_max(st)
+        if bounds is None:
             bounded = bounded and _all_null(group, st)
             continue
         # Values of one column share a Python type ordered as Parquet orders
         # them (UTF-8 bytes sort as code points do); a NaN is never less.
-        lo = st.min if lo is None or st.min < lo else lo
-        hi = st.max if hi is None or st.max > hi else hi
+        lo = bounds[0] if lo is None or bounds[0] < lo else lo
+        hi = bounds[1] if hi is None or bounds[1] > hi else hi
     return (lo, hi, nulls) if bounded else (None, None, nulls)
 
 
@@ -62,11 +77,17 @@ def _as_array(values: list[object], dtype: pa.DataType) -> pa.Array:
         return pa.array([None if sc is None else sc.as_py() for sc in scalars], dtype)
 
 
-def _column_index(metadata: pq.FileMetaData) -> dict[str, int]:
+def _column_index(metadata: pq.FileMetaData) -> dict[str, int] | None:
+    """Column path -> position; None when a path is not UTF-8. Then no column
+    of the file is bounded, so the file is kept, and its read reports a
+    damaged schema naming the file (a footer alone does not know its file)."""
     if metadata.num_row_groups == 0:
         return {}
     first = metadata.row_group(0)
-    return {first.column(j).path_in_schema: j for j in range(first.num_columns)}
+    try:
+        return {first.column(j).path_in_schema: j for j in range(first.num_columns)}
+    except UnicodeDecodeError:
+        return None
 
 
 def _column_indexes(metadatas: list[pq.FileMetaData]) -> list[dict[str, int]]:
@@ -81,7 +102,11 @@ def _column_indexes(metadatas: list[pq.FileMetaData]) -> list[dict[str, int]]:
             continue
         schema = md.schema
         if last is None or not last[0].equals(schema):
-            last = (schema, _column_index(md))
+            index = _column_index(md)
+            if index is None:
+                out.append({})  # not kept as ``last``: files after it may share the schema, undamaged
+                continue
+            last = (schema, index)
         out.append(last[1])
     return out
 

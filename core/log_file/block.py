@@ -64,9 +64,5 @@ class LogBlock:
             and self.header.get(HeaderKey.COMMAND_BLOCK_TYPE, ROLLBACK_COMMAND) == ROLLBACK_COMMAND
         )
 
-    @property
-    def is_data(self) -> bool:
-        return self.block_type in (BlockType.AVRO_DATA, BlockType.PARQUET_DATA, BlockType.HFILE_DATA)
-
     def where(self) -> str:
         return f"{self.block_type.name} block at byte {self.offset} of {self.file}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import struct
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -214,10 +213,6 @@ def decode_delete_block(block: LogBlock) -> DeleteRecords:
         # Hudi (``OrderingValues.isDefault``), a Long 0 is a real ordering value.
         ct.append(value is None or (wrapper == "IntWrapper" and value == 0))
     return DeleteRecords(keys, partitions, ordering, ct)
-
-
-def block_schema_json(block: LogBlock) -> dict[str, Any] | None:
-    return json.loads(block.schema) if block.schema else None
 
 
 def data_block_columns(block: LogBlock) -> list[str]:

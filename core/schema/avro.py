@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, NoReturn
 
 import pyarrow as pa
 
@@ -35,7 +36,69 @@ def parse_avro_schema(text: str, where: str) -> dict[str, Any]:
         raise HudiSchemaError(f"Malformed Avro schema in {where}: {exc}") from exc
     if not isinstance(schema, dict) or schema.get("type") != "record":
         raise HudiSchemaError(f"Avro schema in {where} is not a record schema")
+    check_avro_names(schema, where)
     return schema
+
+
+# Names as the Avro spec defines them, and as hudi-rs (apache-avro) enforces them:
+# a damaged name must not be read as another column. A type's name may carry its
+# namespace (a leading dot meaning none); a namespace may be empty.
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_DOTTED = rf"{_NAME}(?:\.{_NAME})*"
+_SIMPLE_NAME = re.compile(_NAME)
+_TYPE_NAME = re.compile(rf"(?:(?:{_DOTTED})?\.)?{_NAME}")
+_NAMESPACE = re.compile(rf"(?:{_DOTTED})?")
+_NAMED_TYPES = ("record", "error", "enum", "fixed")
+
+
+def check_avro_names(schema: Any, where: str) -> None:
+    """Refuse type names, namespaces, field names and enum symbols the Avro spec
+    does not allow. Names that are not strings, and anything else malformed,
+    are left to the conversion, which reports them."""
+
+    def refuse(what: str, value: str, path: str) -> NoReturn:
+        at = f"column {path}" if path else "the top-level record"
+        if what == "field name":
+            at = f"the record at column {path}" if path else "the top-level record"
+        raise HudiSchemaError(
+            f"Invalid Avro {what} {value!r} in {at} of {where}: Avro names match [A-Za-z_][A-Za-z0-9_]*"
+            + (", dot-separated in namespaces" if what in ("namespace", "type name") else "")
+        )
+
+    # Iterative: a deeply nested schema must not overflow the interpreter's stack.
+    pending: list[tuple[Any, str]] = [(schema, "")]
+    while pending:
+        node, path = pending.pop()
+        if isinstance(node, list):
+            pending.extend((branch, path) for branch in node)
+            continue
+        if not isinstance(node, dict):
+            continue  # a primitive or a reference to a named type
+        typ = node.get("type")
+        if typ in _NAMED_TYPES:
+            name, namespace = node.get("name"), node.get("namespace")
+            if isinstance(name, str) and not _TYPE_NAME.fullmatch(name):
+                refuse("type name", name, path)
+            if isinstance(namespace, str) and not _NAMESPACE.fullmatch(namespace):
+                refuse("namespace", namespace, path)
+        if typ in ("record", "error") and isinstance(node.get("fields"), list):
+            for field in node["fields"]:
+                name = field.get("name") if isinstance(field, dict) else None
+                if not isinstance(name, str):
+                    continue
+                if not _SIMPLE_NAME.fullmatch(name):
+                    refuse("field name", name, path)
+                pending.append((field.get("type"), f"{path}.{name}" if path else name))
+        elif typ == "enum" and isinstance(node.get("symbols"), list):
+            for symbol in node["symbols"]:
+                if isinstance(symbol, str) and not _SIMPLE_NAME.fullmatch(symbol):
+                    refuse("enum symbol", symbol, path)
+        elif typ == "array":
+            pending.append((node.get("items"), f"{path}.element"))
+        elif typ == "map":
+            pending.append((node.get("values"), f"{path}.value"))
+        elif isinstance(typ, (dict, list)):
+            pending.append((typ, path))
 
 
 class _Converter:

@@ -7,7 +7,7 @@ import concurrent.futures
 import io
 import json
 import logging
-from typing import Any
+from typing import Any, NoReturn
 
 import fastavro
 import pyarrow as pa
@@ -20,9 +20,9 @@ from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.storage.paths import check_metadata_path
 from hudi_ray.core.timeline.instant import (
+    CLEAN,
     CLUSTERING,
     COMMIT,
-    COMPACTION,
     DATA_ACTIONS,
     DELTA_COMMIT,
     REPLACE_COMMIT,
@@ -47,14 +47,19 @@ def decode_instant_metadata(raw: bytes, where: str) -> dict[str, Any]:
             records = list(fastavro.reader(io.BytesIO(raw)))
             if not records:
                 raise HudiTimelineError(f"Instant file {where} holds no Avro record")
-            return records[0]
-        value = json.loads(raw.decode("utf-8"))
+            value = records[0]
+            expected = "an Avro record"
+        else:
+            value = json.loads(raw.decode("utf-8"))
+            expected = "a JSON object"
     except HudiTimelineError:
         raise
     except Exception as exc:  # fastavro and json raise many unrelated types
         raise HudiTimelineError(f"Malformed instant metadata in {where}: {exc}") from exc
     if not isinstance(value, dict):
-        raise HudiTimelineError(f"Malformed instant metadata in {where}: expected a JSON object")
+        raise HudiTimelineError(
+            f"Malformed instant metadata in {where}: expected {expected}, got {type(value).__name__}"
+        )
     return value
 
 
@@ -103,6 +108,7 @@ def validate_commit_metadata(
                 continue
             check_metadata_path(named["path"], "Write stat path", paths_where, base)
             out.append(named)
+    _validate_extra_metadata(meta.get("extraMetadata"), where)
     if action == REPLACE_COMMIT:
         replaced = meta.get("partitionToReplaceFileIds")
         ok = isinstance(replaced, dict) and all(
@@ -114,6 +120,47 @@ def validate_commit_metadata(
                 "partitions to lists of file ids"
             )
     return out
+
+
+def validate_clean_metadata(meta: dict[str, Any], where: str) -> None:
+    """Check the parts of a clean's metadata that reads trust: the files it
+    deleted, per partition. A missing file that a clean deleted is not damage,
+    so a misread clean could hide a missing file."""
+
+    def refuse(what: str, value: Any) -> NoReturn:
+        raise HudiTimelineError(f"Malformed clean metadata in {where}: {what}, got {type(value).__name__}")
+
+    partitions = meta.get("partitionMetadata")
+    if partitions is not None and not isinstance(partitions, dict):
+        refuse("partitionMetadata must be a map", partitions)
+    for partition, part in (partitions or {}).items():
+        if part is None:
+            continue
+        if not isinstance(part, dict):
+            refuse(f"the metadata of partition {partition!r} must be a record", part)
+        deleted = part.get("successDeleteFiles")
+        if deleted is not None and not (isinstance(deleted, list) and all(isinstance(f, str) for f in deleted)):
+            refuse(f"successDeleteFiles of partition {partition!r} must be a list of file paths", deleted)
+        whole = part.get("isPartitionDeleted")
+        if whole is not None and not isinstance(whole, bool):
+            refuse(f"isPartitionDeleted of partition {partition!r} must be a boolean", whole)
+
+
+def _validate_extra_metadata(extra: Any, where: str) -> None:
+    """``extraMetadata`` is a map (or absent); the writer schema in it a string (or
+    absent). Schema lookups and schema-evolution checks read it on every data instant."""
+    if extra is None:
+        return
+    if not isinstance(extra, dict):
+        raise HudiTimelineError(
+            f"Malformed commit metadata in {where}: extraMetadata must be a map, got {type(extra).__name__}"
+        )
+    schema = extra.get("schema")
+    if schema is not None and not isinstance(schema, str):
+        raise HudiTimelineError(
+            f"Malformed commit metadata in {where}: extraMetadata.schema must be a string holding "
+            f"an Avro schema, got {type(schema).__name__}"
+        )
 
 
 def _validate_write_stat(stat: Any, partition: str, where: str) -> dict[str, Any] | None:
@@ -191,6 +238,7 @@ class HudiTimeline:
         }
         self._data = [i for i in self.instants if i.action in DATA_ACTIONS]
         self._data_ts = {i.timestamp for i in self._data}
+        self._avro_schema: str | None = None  # set once checked by get_latest_avro_schema
 
     # -- loading ---------------------------------------------------------------
 
@@ -309,9 +357,6 @@ class HudiTimeline:
         first = self.instants[0].timestamp if self.instants else None
         return first is not None and ts < first and not any(p.timestamp == ts for p in self.pending)
 
-    def pending_compaction_timestamps(self) -> set[str]:
-        return {i.timestamp for i in self.pending if i.action == COMPACTION}
-
     def find(self, ts: str) -> HudiInstant | None:
         for i in self._data:
             if i.timestamp == ts:
@@ -418,6 +463,8 @@ class HudiTimeline:
             )
         else:
             meta = decode_instant_metadata(raw, where)
+            if resolved.action == CLEAN and resolved.is_completed:
+                validate_clean_metadata(meta, f"{where} (instant {resolved.timestamp})")
         with self._lock:
             self._metadata[key] = (meta, stats)
         return meta, stats
@@ -458,13 +505,22 @@ class HudiTimeline:
     # -- schema --------------------------------------------------------------
 
     def get_latest_avro_schema(self) -> str:
+        """The writer schema of the latest data instant carrying one (else the
+        create schema), checked to parse with valid Avro names; a failure names
+        the file it comes from."""
+        if self._avro_schema is not None:
+            return self._avro_schema
         for instant in reversed(self._data):
             meta = self.get_instant_metadata(instant)
             schema = (meta.get("extraMetadata") or {}).get("schema")
             if schema:
+                parse_avro_schema(schema, f"the writer schema in {self._metadata_where(instant)}")
+                self._avro_schema = schema
                 return schema
         create = self._config.get("hoodie.table.create.schema")
         if create:
+            parse_avro_schema(create, f"hoodie.table.create.schema in {self._config.source}")
+            self._avro_schema = create
             return create
         raise HudiSchemaError(
             f"No schema found for {self._storage.base_url}: no commit carries one and "
