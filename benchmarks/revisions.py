@@ -1,6 +1,6 @@
 """Local-disk reads of this work tree against an earlier revision, interleaved in one run.
 
-    python benchmarks/revisions.py --rev REV [--reps N] [--cases cow,mor,small]
+    python benchmarks/revisions.py --rev REV [--reps N] [--cases cow,mor,small,...]
 
 The revision's ``hudi_ray`` and ``core`` are unpacked (``git archive``) into a
 temporary folder laid out as the installed package, and each timed read runs
@@ -31,26 +31,38 @@ DATA = REPO / "benchmarks" / ".data"
 CHILD = """
 import json, sys, time
 import hudi_ray
-uri, = sys.argv[1:]
+uri, filters = sys.argv[1], json.loads(sys.argv[2])
+options = hudi_ray.HudiReadOptions(filters=[tuple(f) for f in filters]) if filters else None
 out = {"module": hudi_ray.__file__}
 t = time.perf_counter()
 table = hudi_ray.HudiTableBuilder.from_base_uri(uri).build()
-out["rows"] = sum(b.num_rows for b in table.read())
+out["rows"] = sum(b.num_rows for b in table.read(options))
 out["read"] = time.perf_counter() - t
 t = time.perf_counter()
 table = hudi_ray.HudiTableBuilder.from_base_uri(uri).build()
-out["stream_rows"] = sum(b.num_rows for b in table.read_stream())
+out["stream_rows"] = sum(b.num_rows for b in table.read_stream(options))
 out["read_stream"] = time.perf_counter() - t
 print(json.dumps(out))
 """
 
 
+# Case name -> (folder under benchmarks/.data, filters of the timed read).
+CASES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
+    "cow": ("object_store/cow", []),
+    "mor": ("object_store/mor", []),
+    "small": ("object_store/small", []),
+    "cow_scan": ("cow_scan", []),
+    "mor_scan": ("mor_scan", []),
+    "small_files": ("small_files", []),
+    "data_skipping": ("data_skipping", [("zip_code", "=", "10001")]),
+}
+
+
 def _tables() -> dict[str, Path]:
-    """The benchmark tables present under benchmarks/.data, by case name:
-    object_store.py's (1,000,000 rows each for cow and mor, 2,000 small files)."""
+    """The benchmark tables present under benchmarks/.data, by case name."""
     found: dict[str, Path] = {}
-    for case in ("cow", "mor", "small"):
-        root = DATA / "object_store" / case
+    for case, (folder, _) in CASES.items():
+        root = DATA / folder
         for path in (root, root / "table"):
             if (path / ".hoodie").is_dir():
                 found[case] = path
@@ -65,12 +77,12 @@ def _unpack(rev: str, into: Path) -> Path:
     return into
 
 
-def _run(uri: Path, old: Path | None) -> dict:
+def _run(uri: Path, filters: list[tuple[str, str, str]], old: Path | None) -> dict:
     env = dict(os.environ)
     if old is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(old), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(uri)],
+        [sys.executable, "-c", CHILD, str(uri), json.dumps(filters)],
         env=env,
         capture_output=True,
         text=True,
@@ -84,12 +96,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rev", required=True, help="the revision to compare against (e.g. HEAD~3)")
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--cases", default="cow,mor,small")
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated, of: " + ", ".join(CASES))
     args = parser.parse_args()
     tables = _tables()
     cases = [c for c in args.cases.split(",") if c in tables]
     if not cases:
-        sys.exit(f"no benchmark tables under {DATA / 'object_store'}: run object_store.py first")
+        sys.exit(f"no benchmark tables under {DATA}: run the benchmarks that write them first")
     with tempfile.TemporaryDirectory() as tmp:
         old = _unpack(args.rev, Path(tmp))
         times: dict[tuple[str, str, str], list[float]] = {}
@@ -97,7 +109,7 @@ def main() -> None:
             for case in cases:
                 order = [("old", old), ("new", None)] if rep % 2 == 0 else [("new", None), ("old", old)]
                 for label, path in order:
-                    got = _run(tables[case], path)
+                    got = _run(tables[case], CASES[case][1], path)
                     expected_root = str(old) if path is not None else str(REPO)
                     if not got["module"].startswith(expected_root):
                         sys.exit(f"{label} run imported {got['module']}, not code under {expected_root}")
@@ -106,13 +118,13 @@ def main() -> None:
                     for what in ("read", "read_stream"):
                         times.setdefault((case, what, label), []).append(got[what])
         print(f"{args.reps} interleaved runs per case, medians (best); new = this tree, old = {args.rev}")
-        print(f"{'case':<8}{'read':<13}{'old s':>16}{'new s':>16}{'new/old':>10}")
+        print(f"{'case':<15}{'read':<13}{'old s':>16}{'new s':>16}{'new/old':>10}")
         for case in cases:
             for what in ("read", "read_stream"):
                 o, n = times[(case, what, "old")], times[(case, what, "new")]
                 ratio = statistics.median(n) / statistics.median(o)
                 print(
-                    f"{case:<8}{what:<13}{statistics.median(o):>9.3f} ({min(o):.3f}){statistics.median(n):>9.3f} "
+                    f"{case:<15}{what:<13}{statistics.median(o):>9.3f} ({min(o):.3f}){statistics.median(n):>9.3f} "
                     f"({min(n):.3f}){ratio:>10.2f}"
                 )
 

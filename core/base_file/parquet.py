@@ -63,8 +63,8 @@ def _threaded(num_rows: int, num_columns: int) -> bool:
 # A text column chunk at most this many bytes per value, uncompressed and
 # dictionary page included, is a small dictionary with short indices (a
 # commit time, file name or partition path repeated on every row). Such
-# chunks decode several times faster as a dictionary expanded by one take
-# than value by value; chunks of many distinct values (plain pages once the
+# chunks decode faster as a dictionary expanded by one take than value by
+# value; chunks of many distinct values (plain pages once the
 # writer's dictionary overflowed) decode faster value by value.
 _DICTIONARY_BYTES_PER_VALUE = 1
 _TEXT = (pa.string(), pa.binary())
