@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import logging
 import math
-import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -37,12 +36,9 @@ from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 from ray.exceptions import RayActorError
 
-from hudi_ray.core.config import HudiReadConfig as R
-from hudi_ray.core.config import ReadTunables, is_read_config, warn_unknown_keys
-from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiFilterError
-from hudi_ray.core.expr import from_str_tuples
-from hudi_ray.core.storage import normalize_base_uri, redact_text
-from hudi_ray.core.table import HudiQueryType, HudiReadOptions
+from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError
+from hudi_ray.core.expr import check_columns
+from hudi_ray.core.table import HudiReadOptions, ReadSpec
 from hudi_ray.expressions import predicate_to_filters, referenced_columns
 from hudi_ray.planner import (
     PLANNER_NAMESPACE,
@@ -61,12 +57,6 @@ if TYPE_CHECKING:
     from ray.actor import ActorHandle
 
 log = logging.getLogger(__name__)
-
-# Keys ray.data.read_hudi documents for incremental reads (hudi-rs 0.2 names).
-LEGACY_READ_KEYS = {
-    "hoodie.read.file_group.start_timestamp": R.START_TIMESTAMP.value,
-    "hoodie.read.file_group.end_timestamp": R.END_TIMESTAMP.value,
-}
 
 
 class HudiDatasource(Datasource):
@@ -138,15 +128,14 @@ class HudiDatasource(Datasource):
     def _hudi_request(self) -> tuple[HudiReadOptions, pc.Expression | None]:
         """The read options sent to the planner and the full predicate for the rows."""
         schema = self._schema()
-        predicate = self._predicate_expr
+        predicate = self.get_current_predicate()
         filters = self._read_options.parsed_filters
         pa_predicate: pc.Expression | None = None
         predicate_columns: list[str] = []
         if predicate is not None:
             predicate_columns = list(dict.fromkeys(referenced_columns(predicate)))
-            unknown = [c for c in predicate_columns if schema.get_field_index(c) < 0]
-            if unknown:
-                raise HudiFilterError(f"Filter expression columns {unknown} not found in the schema of {self._uri}")
+            # The predicate is applied to the rows read: only their columns exist for it.
+            check_columns(predicate_columns, schema.names, f"table {self._uri}", filters=True)
             filters = filters + [f for f in predicate_to_filters(predicate, schema) if f not in filters]
             pa_predicate = predicate.to_pyarrow()
         columns = self._output_columns()
@@ -257,40 +246,87 @@ def _read_fn(work: ChunkRead) -> Callable[[], Iterator[pa.Table]]:
 # -- read_hudi -------------------------------------------------------------------------
 
 
-def _read_options(
+def _spec(
+    table_uri: str,
+    *,
     query_type: str,
     filters: Sequence[Sequence[str]] | None,
-    hudi_options: Mapping[str, str],
+    hudi_options: Mapping[str, str] | None,
+    columns: Sequence[str] | None,
     as_of_timestamp: str | None,
     start_timestamp: str | None,
     end_timestamp: str | None,
-) -> HudiReadOptions:
-    read = {LEGACY_READ_KEYS.get(k, k): str(v) for k, v in hudi_options.items() if is_read_config(k)}
-    opts = HudiReadOptions(filters=from_str_tuples(filters or []), hudi_options=read)
-    opts = opts.with_query_type(query_type)
-    incremental = opts.query_type() is HudiQueryType.Incremental
-    if as_of_timestamp is not None:
-        if incremental:
-            raise HudiConfigError("as_of_timestamp applies to snapshot reads, not incremental ones")
-        opts = opts.with_as_of_timestamp(as_of_timestamp)
-    if (start_timestamp is not None or end_timestamp is not None) and not incremental:
-        raise HudiConfigError("start_timestamp and end_timestamp apply to incremental reads (query_type='incremental')")
-    if start_timestamp is not None:
-        opts = opts.with_start_timestamp(start_timestamp)
-    if end_timestamp is not None:
-        opts = opts.with_end_timestamp(end_timestamp)
-    return opts
+    batch_size: int | None,
+    prefetch: bool | None,
+    prefetch_depth: int,
+    override_num_blocks: int | None = None,
+) -> ReadSpec:
+    """``read_hudi``'s arguments, checked by the core as every engine's are."""
+    return ReadSpec.of(
+        table_uri,
+        query_type=query_type,
+        filters=filters,
+        hudi_options=hudi_options,
+        columns=columns,
+        as_of_timestamp=as_of_timestamp,
+        start_timestamp=start_timestamp,
+        end_timestamp=end_timestamp,
+        batch_size=batch_size,
+        prefetch=prefetch,
+        prefetch_depth=prefetch_depth,
+        num_partitions=override_num_blocks,
+        names={"num_partitions": "override_num_blocks"},
+    )
 
 
-def _as_int(value: Any) -> int | None:
-    """``value`` as an int if it is an integer of any kind (``numpy.int64`` too);
-    None for anything else, booleans and strings included."""
-    if isinstance(value, (bool, str, bytes)) or type(value).__name__ == "bool_":
-        return None
+def _datasource(
+    spec: ReadSpec,
+    *,
+    storage_options: dict[str, str] | None,
+    planner: str | ActorHandle | None,
+    planner_options: dict[str, Any] | None,
+    blocks_fixed: bool,
+) -> HudiDatasource:
+    """The datasource of a checked read, pinned to the table's current snapshot."""
+    if isinstance(planner, str):
+        try:
+            handle = get_planner(planner)
+        except ValueError as exc:
+            raise HudiConfigError(
+                f"planner={planner!r}: no planner actor of that name in namespace {PLANNER_NAMESPACE!r} "
+                f"(reading {spec.shown_uri}); pass planner=None to use the table's own"
+            ) from exc
+    elif planner is None:
+        handle = get_or_create_planner(
+            spec.uri, hudi_options=spec.table_options, storage_options=storage_options, actor_options=planner_options
+        )
+    else:
+        handle = planner
     try:
-        return operator.index(value)
-    except TypeError:
-        return None
+        snapshot = call(handle.snapshot.remote())
+    except RayActorError:
+        if planner is not None:
+            raise
+        # The table's planner was killed since this driver last used it: start another.
+        forget_planner(handle)
+        handle = get_or_create_planner(
+            spec.uri, hudi_options=spec.table_options, storage_options=storage_options, actor_options=planner_options
+        )
+        snapshot = call(handle.snapshot.remote())
+    return HudiDatasource(
+        # The URI as errors show it: reads go through the planner's plans, and
+        # credentials reach only the storage client (Storage and the planner
+        # move or keep them as the client needs).
+        spec.shown_uri,
+        planner=handle,
+        snapshot=snapshot,
+        read_options=spec.read_options,
+        columns=spec.columns,
+        batch_size=spec.batch_size or RAY_TUNABLES.block_rows,
+        prefetch=spec.prefetch,
+        prefetch_depth=RAY_TUNABLES.prefetch_depth if spec.prefetch_depth is None else spec.prefetch_depth,
+        blocks_fixed=blocks_fixed,
+    )
 
 
 def hudi_datasource(
@@ -316,59 +352,24 @@ def hudi_datasource(
     (the Spark bridge) run its ``chunk_reads`` in tasks of their own.
     ``blocks_fixed``: Ray's parallelism is the caller's choice; otherwise
     reads of little data get fewer tasks (``RayTunables.min_task_bytes``)."""
-    # The URI as errors show it; credentials reach only the storage client
-    # (Storage and the planner move or keep them as the client needs).
-    shown = redact_text(str(table_uri))
-    if columns is not None and (isinstance(columns, (str, bytes)) or not all(isinstance(c, str) for c in columns)):
-        # A bare string would be read as a list of one-letter columns.
-        raise HudiConfigError(f"columns must be a list of column names, got {columns!r} (reading {shown})")
-    depth = _as_int(prefetch_depth)
-    if depth is None or depth < 0:
-        raise HudiConfigError(f"prefetch_depth must be an integer >= 0, got {prefetch_depth!r} (reading {shown})")
-    all_hudi = {str(k): str(v) for k, v in (hudi_options or {}).items()}
-    warn_unknown_keys(all_hudi)
-    table_hudi = {k: v for k, v in all_hudi.items() if not is_read_config(k) and k not in LEGACY_READ_KEYS}
-    read_opts = _read_options(query_type, filters, all_hudi, as_of_timestamp, start_timestamp, end_timestamp)
-    given_size = batch_size if batch_size is not None else (read_opts.batch_size() or RAY_TUNABLES.block_rows)
-    size = _as_int(given_size)
-    if size is None or size <= 0:
-        raise HudiConfigError(f"batch_size must be an integer > 0, got {given_size!r} (reading {shown})")
-    if isinstance(planner, str):
-        try:
-            handle = get_planner(planner)
-        except ValueError as exc:
-            raise HudiConfigError(
-                f"planner={planner!r}: no planner actor of that name in namespace {PLANNER_NAMESPACE!r} "
-                f"(reading {shown}); pass planner=None to use the table's own"
-            ) from exc
-    elif planner is None:
-        handle = get_or_create_planner(
-            table_uri, hudi_options=table_hudi, storage_options=storage_options, actor_options=planner_options
-        )
-    else:
-        handle = planner
-    try:
-        snapshot = call(handle.snapshot.remote())
-    except RayActorError:
-        if planner is not None:
-            raise
-        # The table's planner was killed since this driver last used it: start another.
-        forget_planner(handle)
-        handle = get_or_create_planner(
-            table_uri, hudi_options=table_hudi, storage_options=storage_options, actor_options=planner_options
-        )
-        snapshot = call(handle.snapshot.remote())
-    if prefetch is None:
-        prefetch = normalize_base_uri(table_uri)[0] != "file"
-    return HudiDatasource(
-        shown,  # only shown in errors: reads go through the planner's plans
-        planner=handle,
-        snapshot=snapshot,
-        read_options=read_opts,
+    spec = _spec(
+        table_uri,
+        query_type=query_type,
+        filters=filters,
+        hudi_options=hudi_options,
         columns=columns,
-        batch_size=size,
+        as_of_timestamp=as_of_timestamp,
+        start_timestamp=start_timestamp,
+        end_timestamp=end_timestamp,
+        batch_size=batch_size,
         prefetch=prefetch,
-        prefetch_depth=depth,
+        prefetch_depth=prefetch_depth,
+    )
+    return _datasource(
+        spec,
+        storage_options=storage_options,
+        planner=planner,
+        planner_options=planner_options,
         blocks_fixed=blocks_fixed,
     )
 
@@ -437,31 +438,27 @@ def read_hudi(
     The read is pinned to the table's timeline as of this call: executing the
     dataset later, or again, reads the same snapshot.
     """
-    if override_num_blocks is None:
-        # hoodie.read.input.partitions, as hudi-rs engines take it: the read's parallelism.
-        override_num_blocks = ReadTunables.from_options(
-            {str(k): str(v) for k, v in (hudi_options or {}).items()}
-        ).input_partitions
-    if override_num_blocks is not None:
-        num_blocks = _as_int(override_num_blocks)
-        if num_blocks is None or num_blocks <= 0:
-            raise HudiConfigError(f"override_num_blocks must be an integer > 0, got {override_num_blocks!r}")
-        override_num_blocks = num_blocks
-    datasource = hudi_datasource(
+    spec = _spec(
         table_uri,
         query_type=query_type,
         filters=filters,
         hudi_options=hudi_options,
-        storage_options=storage_options,
         columns=columns,
         as_of_timestamp=as_of_timestamp,
         start_timestamp=start_timestamp,
         end_timestamp=end_timestamp,
         batch_size=batch_size,
-        planner=planner,
-        planner_options=planner_options,
         prefetch=prefetch,
         prefetch_depth=prefetch_depth,
+        override_num_blocks=override_num_blocks,
+    )
+    # The read's parallelism: override_num_blocks, else hoodie.read.input.partitions.
+    override_num_blocks = spec.num_partitions
+    datasource = _datasource(
+        spec,
+        storage_options=storage_options,
+        planner=planner,
+        planner_options=planner_options,
         blocks_fixed=override_num_blocks is not None,
     )
     if override_num_blocks is None:

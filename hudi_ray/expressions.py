@@ -21,7 +21,7 @@ import pyarrow as pa
 from ray.data.expressions import BinaryExpr, ColumnExpr, Expr, LiteralExpr, Operation
 
 from hudi_ray.core.exceptions import HudiFilterError
-from hudi_ray.core.expr import ExprOperator, Filter, cast_value
+from hudi_ray.core.expr import ExprOperator, Filter, cast_value, filter_value_text
 
 _COMPARISONS = {
     Operation.EQ: ExprOperator.Eq,
@@ -105,21 +105,10 @@ def literal_text(value: Any, dtype: pa.DataType, column: str) -> str | None:
         value = value.item()  # numpy scalars compare as their Python values
     if not _same_kind(value, dtype):
         return None
-    if isinstance(value, dt.datetime):
-        if not pa.types.is_timestamp(dtype) or (value.tzinfo is None) != (dtype.tz is None):
-            return None
-        # Hudi reads a naive timestamp string as UTC for zoned columns.
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
-        text = value.isoformat()
-    elif isinstance(value, bytes):
-        try:
-            text = value.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    elif isinstance(value, (str, int, float, decimal.Decimal, dt.date)):
-        text = str(value)
-    else:
+    if isinstance(value, dt.datetime) and (value.tzinfo is None) != (dtype.tz is None):
+        return None  # Arrow does not compare a naive time with a zoned one
+    text = filter_value_text(value)
+    if text is None:
         return None
     try:
         literal = pa.scalar(value)

@@ -32,7 +32,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiSchemaError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.storage import move_credentials, normalize_base_uri, redact_text, split_credentials
@@ -176,11 +175,7 @@ class HudiPlanner:
             return
         latest = table.get_timeline().latest_data_instant()
         try:
-            read_schema: pa.Schema | None = (
-                table.get_schema_with_meta_fields()
-                if TableConfig(options=table.hudi_options()).populates_meta_fields
-                else table.get_schema()
-            )
+            read_schema: pa.Schema | None = table.get_read_schema()
         except HudiSchemaError:
             read_schema = None  # a table without commits or a create schema
         snap = PlannerSnapshot(

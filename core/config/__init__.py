@@ -19,6 +19,7 @@ from hudi_ray.core.config.tunables import (
     ReadTunables,
     io_tunables,
 )
+from hudi_ray.core.config.values import int_option
 
 __all__ = [
     "HudiIOConfig",
@@ -34,6 +35,7 @@ __all__ = [
     "is_read_config",
     "load_table_config",
     "parse_properties",
+    "int_option",
     "io_tunables",
     "warn_unknown_keys",
 ]

@@ -9,35 +9,31 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
 
 from hudi_ray.core.config.keys import HudiIOConfig, HudiPlanConfig
 from hudi_ray.core.config.keys import HudiReadConfig as R
+from hudi_ray.core.config.values import int_option
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.storage.fetch import IOTunables
 
-N = TypeVar("N", int, float)
 
-
-def _positive(options: Mapping[str, str], key: str, default: N, kind: Callable[[str], N]) -> N:
-    """``options[key]`` as a finite number > 0 of ``kind`` (int or float); ``default`` when unset."""
+def _positive_float(options: Mapping[str, str], key: str, default: float) -> float:
+    """``options[key]`` as a finite number > 0; ``default`` when unset."""
     raw = options.get(key)
     if raw is None:
         return default
     try:
-        value = kind(str(raw).strip())
+        value = float(str(raw).strip())
     except ValueError:
-        what = "an integer" if kind is int else "a number"
-        raise HudiConfigError(f"Failed to parse {raw!r} for config {key}: not {what}") from None
-    if kind is int and value <= 0:
-        raise HudiConfigError(f"Config {key} must be > 0, got {value}")
+        raise HudiConfigError(f"Failed to parse {raw!r} for config {key}: not a number") from None
     if not value > 0 or value == float("inf"):
         raise HudiConfigError(f"Config {key} must be a finite number > 0, got {raw!r}")
     return value
 
 
 def _positive_int(options: Mapping[str, str], key: str, default: int) -> int:
-    return _positive(options, key, default, int)
+    raw = options.get(key)
+    return default if raw is None else int_option(raw, key, minimum=1)
 
 
 @dataclass(frozen=True)
@@ -78,7 +74,7 @@ def io_tunables(options: Mapping[str, str]) -> IOTunables:
     return IOTunables(
         max_requests=_positive_int(options, HudiIOConfig.MAX_REQUESTS.value, default.max_requests),
         max_bytes_in_flight=_positive_int(options, HudiIOConfig.MAX_BYTES_IN_FLIGHT.value, default.max_bytes_in_flight),
-        request_timeout=_positive(options, HudiIOConfig.REQUEST_TIMEOUT_SECONDS.value, default.request_timeout, float),
+        request_timeout=_positive_float(options, HudiIOConfig.REQUEST_TIMEOUT_SECONDS.value, default.request_timeout),
         max_attempts=_positive_int(options, HudiIOConfig.MAX_ATTEMPTS.value, default.max_attempts),
     )
 
@@ -107,7 +103,7 @@ class ReadTunables:
         partitions = None
         if R.INPUT_PARTITIONS.value in hudi_options:
             # hudi-rs treats 0 as "let the engine decide".
-            partitions = _non_negative_int(hudi_options, R.INPUT_PARTITIONS.value) or None
+            partitions = int_option(hudi_options[R.INPUT_PARTITIONS.value], R.INPUT_PARTITIONS.value, minimum=0) or None
         return cls(
             slice_read_concurrency=_positive_int(
                 hudi_options, R.FILE_SLICE_READ_CONCURRENCY.value, default.slice_read_concurrency
@@ -115,17 +111,6 @@ class ReadTunables:
             stream_read_ahead=default.stream_read_ahead,
             input_partitions=partitions,
         )
-
-
-def _non_negative_int(options: Mapping[str, str], key: str) -> int:
-    raw = options[key]
-    try:
-        value = int(str(raw).strip())
-    except ValueError:
-        raise HudiConfigError(f"Failed to parse {raw!r} for config {key}: not an integer") from None
-    if value < 0:
-        raise HudiConfigError(f"Config {key} must be >= 0, got {value}")
-    return value
 
 
 def _one_of(*allowed: str) -> Callable[[Mapping[str, str], str], None]:

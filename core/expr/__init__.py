@@ -1,6 +1,7 @@
 """Filters: parsing, casting to column types, row masks and partition pruning."""
 
 from hudi_ray.core.expr.arrow import cast_value, filters_to_expression, prune_partitions
+from hudi_ray.core.expr.columns import check_columns
 from hudi_ray.core.expr.filter import (
     ExprOperator,
     Filter,
@@ -8,12 +9,15 @@ from hudi_ray.core.expr.filter import (
     from_str_tuples,
     split_values,
 )
+from hudi_ray.core.expr.literal import filter_value_text
 
 __all__ = [
     "ExprOperator",
     "Filter",
     "cast_value",
+    "check_columns",
     "col",
+    "filter_value_text",
     "filters_to_expression",
     "from_str_tuples",
     "prune_partitions",

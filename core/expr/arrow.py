@@ -10,6 +10,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
 from hudi_ray.core.exceptions import HudiFilterError
+from hudi_ray.core.expr.columns import check_columns
 from hudi_ray.core.expr.filter import ExprOperator, Filter
 
 
@@ -61,12 +62,10 @@ def _one(f: Filter, dtype: pa.DataType) -> pc.Expression:
 
 def filters_to_expression(filters: Sequence[Filter], schema: pa.Schema, where: str = "table") -> pc.Expression | None:
     """AND of all filters, values cast to ``schema``'s types; unknown columns raise."""
+    check_columns([f.field for f in filters], schema.names, where, filters=True)
     expr: pc.Expression | None = None
     for f in filters:
-        idx = schema.get_field_index(f.field)
-        if idx < 0:
-            raise HudiFilterError(f"Filter field {f.field!r} not found in the schema of {where}")
-        one = _one(f, schema.field(idx).type)
+        one = _one(f, schema.field(f.field).type)
         expr = one if expr is None else expr & one
     return expr
 

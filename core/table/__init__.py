@@ -8,6 +8,7 @@ from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
 from hudi_ray.core.table.prefetch import SlicePrefetcher
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions, options_key
 from hudi_ray.core.table.read_plan import HudiReadPlan
+from hudi_ray.core.table.read_spec import ReadSpec
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.table.table import HudiTable
 
@@ -20,6 +21,7 @@ __all__ = [
     "HudiTable",
     "HudiTableBuilder",
     "PlanExplain",
+    "ReadSpec",
     "SliceEstimate",
     "SlicePrefetcher",
     "TableContext",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -10,6 +11,7 @@ import pyarrow as pa
 from hudi_ray.core.base_file import FooterCache
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.config.tunables import PLANNING_TUNABLES
+from hudi_ray.core.expr import Filter, check_columns
 from hudi_ray.core.merge import MergeConfig, resolve_merge_config
 from hudi_ray.core.merge.merger import RECORD_KEY
 from hudi_ray.core.partition import Partitioner
@@ -77,6 +79,19 @@ class TableContext:
         if self.config.populates_meta_fields:
             return self.schema_with_meta_fields
         return self.data_schema
+
+    def check_projection(self, columns: Sequence[str] | None) -> None:
+        """A read returns only columns of ``read_schema``: others are unknown (``HudiSchemaError``)."""
+        if columns is not None:
+            check_columns(columns, self.read_schema.names, f"table {self.storage.base_url}")
+
+    def check_filters(self, filters: Sequence[Filter]) -> None:
+        """A filter may name any column of the table, meta fields (populated or
+        not) and partition fields included; others are unknown (``HudiFilterError``)."""
+        if not filters:
+            return
+        known = set(self.schema_with_meta_fields.names) | set(self.partitioner.schema.names)
+        check_columns([f.field for f in filters], known, f"table {self.storage.base_url}", filters=True)
 
     def merge_config(self) -> MergeConfig:
         if self._merge is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from enum import Enum
 
+from hudi_ray.core.config import int_option
 from hudi_ray.core.config.keys import HudiReadConfig as R
 from hudi_ray.core.config.keys import key_str, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError
@@ -32,15 +33,7 @@ class HudiQueryType(Enum):
 
 
 def _parse_batch_size(raw: str | int) -> int:
-    try:
-        n = int(str(raw).strip())
-    except ValueError as exc:
-        raise HudiConfigError(
-            f"Failed to parse {raw!r} for config {R.STREAM_BATCH_SIZE.value}: not an integer"
-        ) from exc
-    if n <= 0:
-        raise HudiConfigError(f"Config {R.STREAM_BATCH_SIZE.value} must be > 0, got {n}")
-    return n
+    return int_option(raw, R.STREAM_BATCH_SIZE.value, minimum=1)
 
 
 class HudiReadOptions:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from hudi_ray.core.config import PlanningTunables
-from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError
+from hudi_ray.core.exceptions import HudiSchemaError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
 from hudi_ray.core.metadata import RECORD_INDEX, MetadataTable
@@ -94,14 +94,7 @@ class TableSources:
             return self._guard
 
     def validate_filters(self, filters: list[Filter]) -> None:
-        if not filters:
-            return
-        ctx = self.context
-        known = set(ctx.read_schema.names) | set(ctx.schema_with_meta_fields.names) | set(ctx.partitioner.schema.names)
-        for f in filters:
-            if f.field not in known:
-                where = ctx.storage.base_url
-                raise HudiFilterError(f"Filter field {f.field!r} not found in the schema of table {where}")
+        self.context.check_filters(filters)
 
     def data_filters(self, filters: list[Filter]) -> list[Filter]:
         """Filters on data columns (partition fields are pruned by partition values)."""

@@ -13,8 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_ray.core.base_file import base_file_instant
-from hudi_ray.core.exceptions import HudiFilterError, HudiSchemaError
-from hudi_ray.core.expr import Filter, filters_to_expression
+from hudi_ray.core.expr import Filter, check_columns, filters_to_expression
 from hudi_ray.core.table.read_options import HudiReadOptions
 
 COMMIT_TIME = "_hoodie_commit_time"
@@ -40,13 +39,9 @@ class ReadPlan:
     ) -> None:
         filters: list[Filter] = options.parsed_filters
         names = schema.names
-        for f in filters:
-            if f.field not in names:
-                raise HudiFilterError(f"Filter field {f.field!r} not found in the schema of {where}")
+        check_columns([f.field for f in filters], names, where, filters=True)
         if options.projection is not None:
-            unknown = [c for c in options.projection if c not in names]
-            if unknown:
-                raise HudiSchemaError(f"Projected columns {unknown} not found in the schema of {where}")
+            check_columns(options.projection, names, where)
             output = list(dict.fromkeys(options.projection))
         else:
             output = names

@@ -143,6 +143,11 @@ class HudiTable:
     def get_schema_with_meta_fields(self) -> pa.Schema:
         return self._context.schema_with_meta_fields
 
+    def get_read_schema(self) -> pa.Schema:
+        """The columns a read returns: the meta fields first when the writer
+        populated them (``hoodie.populate.meta.fields``), then the data columns."""
+        return self._context.read_schema
+
     def get_partition_schema(self) -> pa.Schema:
         return self._context.partitioner.schema
 
@@ -158,13 +163,18 @@ class HudiTable:
 
     def _request(self, options: HudiReadOptions | None, projected: bool = True) -> ReadRequest:
         request = ReadRequest.resolve(options, self.get_timeline(), self.timezone, self.base_url)
-        projection = request.options.projection
-        if projected and projection is not None:
-            names = set(self._context.read_schema.names)
-            unknown = [c for c in projection if c not in names]
-            if unknown:
-                raise HudiSchemaError(f"Projected columns {unknown} not found in the schema of table {self.base_url}")
+        if projected:
+            self._context.check_projection(request.options.projection)
         return request
+
+    def check_columns(self, options: HudiReadOptions | None = None) -> None:
+        """Raise as a read with ``options`` would for a column the table does
+        not have, before any planning: ``HudiSchemaError`` for a projected
+        column, ``HudiFilterError`` (a ``HudiSchemaError``) for a filter's field."""
+        if options is None:
+            return
+        self._context.check_projection(options.projection)
+        self._context.check_filters(options.parsed_filters)
 
     def _scan(self, request: ReadRequest, explain: PlanExplain | None = None) -> ScanFiles:
         with collector_paused():

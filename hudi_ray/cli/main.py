@@ -24,7 +24,7 @@ from hudi_ray.core.exceptions import (
     HudiUnsafePathError,
 )
 from hudi_ray.core.storage import redact_text
-from hudi_ray.core.table import HudiQueryType, HudiReadOptions, HudiTable, HudiTableBuilder
+from hudi_ray.core.table import HudiQueryType, HudiReadOptions, HudiTable, HudiTableBuilder, ReadSpec
 
 PROG = "hudi-ray"
 OK, FAILED, BAD_INPUT = 0, 1, 2
@@ -183,43 +183,53 @@ def build_parser() -> argparse.ArgumentParser:
 # -- running ---------------------------------------------------------------------
 
 
+def _hudi_options(args: argparse.Namespace) -> dict[str, str]:
+    return dict(parse_key_value(kv, "--hudi-option") for kv in args.hudi_option)
+
+
 def _open(args: argparse.Namespace) -> HudiTable:
     check_uri(args.uri)
     builder = HudiTableBuilder.from_base_uri(args.uri)
     builder.with_storage_options(dict(parse_key_value(kv, "--storage-option") for kv in args.storage_option))
-    builder.with_hudi_options(dict(parse_key_value(kv, "--hudi-option") for kv in args.hudi_option))
+    # The table keeps its own configs; the read's (hoodie.read.*) go with each read.
+    builder.with_hudi_options(_hudi_options(args))
     return builder.build()
 
 
-def _options(args: argparse.Namespace) -> HudiReadOptions:
-    filters = [parse_filter(f) for f in getattr(args, "filter", [])]
-    options = HudiReadOptions(filters=filters, projection=parse_columns(getattr(args, "columns", None)))
+def _spec(args: argparse.Namespace) -> ReadSpec:
+    """The command line's read settings, checked by the core as every engine's
+    are: a read, here or on Ray, takes every one of them from this record."""
     start, end = getattr(args, "start", None), getattr(args, "end", None)
-    if args.as_of and (start or end):
+    as_of = getattr(args, "as_of", None)
+    if as_of and (start or end):
         raise UsageError("--as-of is for snapshot reads; --start/--end for incremental ones: give one or the other")
-    if args.as_of:
-        options = options.with_as_of_timestamp(args.as_of)
-    if start or end:
-        options = options.with_query_type(HudiQueryType.Incremental)
-        if start:
-            options = options.with_start_timestamp(start)
-        if end:
-            options = options.with_end_timestamp(end)
-    return options
+    return ReadSpec.of(
+        args.uri,
+        # --start/--end make the read incremental; otherwise a --hudi-option may.
+        query_type=HudiQueryType.Incremental if start or end else None,
+        filters=[parse_filter(f) for f in getattr(args, "filter", [])],
+        hudi_options=_hudi_options(args),
+        columns=parse_columns(getattr(args, "columns", None)),
+        as_of_timestamp=as_of or None,
+        start_timestamp=start or None,
+        end_timestamp=end or None,
+    )
+
+
+def _options(spec: ReadSpec) -> HudiReadOptions:
+    if spec.columns is None:
+        return spec.read_options
+    return spec.read_options.with_projection(spec.columns)
 
 
 def _check_columns(table: HudiTable, options: HudiReadOptions) -> None:
     """Unknown filter columns are reported by planning; check them (and the
     read's columns) up front so that every command names them the same way."""
     try:
-        schema = table.get_schema_with_meta_fields()
+        table.get_schema()
     except HudiSchemaError:
         return  # no schema yet: nothing to check against, nothing to read
-    names = set(schema.names) | set(table.get_partition_schema().names)
-    unknown = [f[0] for f in options.filters if f[0] not in names]
-    unknown += [c for c in options.projection or [] if c not in names]
-    if unknown:
-        raise UsageError(f"Unknown column{'s' * (len(unknown) > 1)} {', '.join(unknown)} in table {table.base_url}")
+    table.check_columns(options)
 
 
 def _run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, is_tty: Callable[[TextIO], bool]) -> int:
@@ -232,7 +242,8 @@ def _run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, is_tty: Calla
             raise UsageError("--limit must be 0 (all) or more")
         report = inspect.timeline(table, limit=args.limit or None, include_pending=args.all)
     else:
-        options = _options(args)
+        spec = _spec(args)
+        options = _options(spec)
         _check_columns(table, options)
         if command == "slices":
             report = inspect.slices(table, options)
@@ -241,13 +252,14 @@ def _run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, is_tty: Calla
         elif command == "stats":
             report = inspect.stats(table, options)
         else:
-            return _read(args, table, options, stdout, stderr, is_tty)
+            return _read(args, spec, table, options, stdout, stderr, is_tty)
     stdout.write((to_json(report.data) if args.json else report.text) + "\n")
     return OK
 
 
 def _read(
     args: argparse.Namespace,
+    spec: ReadSpec,
     table: HudiTable,
     options: HudiReadOptions,
     stdout: TextIO,
@@ -259,6 +271,7 @@ def _read(
     fmt = args.format or ("json" if args.json and args.out is None else None)
     request = read.ReadRequest(
         options=options,
+        table_options=spec.table_options,
         limit=args.limit,
         fmt=read.output_format(fmt, args.out),
         out=args.out,

@@ -18,7 +18,7 @@ from hudi_ray.cli.output import aligned, cell, human_bytes, human_count, plain
 from hudi_ray.cli.progress import Progress
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.table import HudiFileGroupReader, HudiQueryType, HudiReadOptions, HudiTable
+from hudi_ray.core.table import HudiFileGroupReader, HudiReadOptions, HudiTable
 
 FORMATS = ("table", "csv", "json", "parquet")
 META_PREFIX = "_hoodie_"
@@ -28,9 +28,10 @@ TABLE_DEFAULT_LIMIT = 20
 READ_AHEAD = 4
 
 
-@dataclass
+@dataclass(frozen=True)
 class ReadRequest:
-    options: HudiReadOptions
+    options: HudiReadOptions  # filters, columns and every per-read config
+    table_options: dict[str, str]  # the table's hoodie.* configs (the table read here was built with them)
     limit: int | None
     fmt: str
     out: str | None
@@ -227,7 +228,7 @@ def _local_batches(
 def _ray_batches(
     uri: str,
     table: HudiTable,
-    options: HudiReadOptions,
+    request: ReadRequest,
     limit: int | None,
     show_progress: bool,
     stderr: TextIO,
@@ -241,16 +242,16 @@ def _ray_batches(
 
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = show_progress and ray_progress_bars(stderr)
-    query = options.query_type()
+    options = request.options
     ds = hudi_ray.read_hudi(
         uri,
-        query_type=query.value,
+        # read_hudi applies its query type over the options' own.
+        query_type=options.query_type().value,
         filters=options.filters or None,
         columns=options.projection,
+        # Every config as given: the table's, and the read's (timestamps among them).
+        hudi_options={**request.table_options, **options.hudi_options} or None,
         storage_options=table.storage_options() or None,
-        as_of_timestamp=options.as_of_timestamp(),
-        start_timestamp=options.start_timestamp() if query is HudiQueryType.Incremental else None,
-        end_timestamp=options.end_timestamp() if query is HudiQueryType.Incremental else None,
     )
     if limit is not None:
         ds = ds.limit(limit)
@@ -296,7 +297,7 @@ def run(
         return progress
 
     batches = (
-        _ray_batches(uri, table, request.options, read_limit, bool(show), stderr)
+        _ray_batches(uri, table, request, read_limit, bool(show), stderr)
         if use_ray
         else _local_batches(table, request.options, progress_of)
     )

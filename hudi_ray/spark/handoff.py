@@ -12,16 +12,14 @@ grouped into streams of about the same size by conversion tasks.
 
 The streams live in the object store (spilled to disk under memory pressure)
 for as long as Spark may read them: a DataFrame can be recomputed by any later
-action, and derived DataFrames share its data. This driver owns them until
-``release(df)`` or ``stop_spark()``.
+action, and derived DataFrames share its data. The session
+(``hudi_ray.spark.session``) holds them until ``release(df)`` or ``stop_spark()``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import threading
 import uuid
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -32,6 +30,7 @@ from hudi_ray.datasource import HudiDatasource, hudi_datasource_of
 from hudi_ray.ray_compat import iter_block_refs, owner_addresses
 from hudi_ray.reader import ChunkRead, read_chunk
 from hudi_ray.spark.arrow import ipc_stream, spark_arrow_schema, spark_schema
+from hudi_ray.spark.session import Handoff, held_cpus, hold
 from hudi_ray.tunables import RAY_TUNABLES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,46 +39,6 @@ if TYPE_CHECKING:  # pragma: no cover
 # In-memory Arrow bytes per Spark partition (a larger file slice is a partition
 # of its own). Spark's own Parquet scans split at 128 MiB of files on disk.
 DEFAULT_PARTITION_BYTES = RAY_TUNABLES.spark_partition_bytes
-# The attribute naming a DataFrame's hand-off, for ``release``.
-_HANDOFF_ATTR = "_hudi_ray_handoff_id"
-
-
-@dataclass(frozen=True)
-class Handoff:
-    """The data behind one DataFrame: an IPC stream per Spark partition."""
-
-    handoff_id: str
-    refs: tuple[ray.ObjectRef, ...]
-    schema: pa.Schema
-
-    @property
-    def num_partitions(self) -> int:
-        return len(self.refs)
-
-
-_lock = threading.Lock()
-_handoffs: dict[str, Handoff] = {}
-
-
-def handoffs() -> list[Handoff]:
-    """The hand-offs this driver holds, oldest first."""
-    with _lock:
-        return list(_handoffs.values())
-
-
-def release(df: DataFrame | str) -> bool:
-    """Free the data behind a DataFrame made by ``to_spark`` / ``read_hudi_spark``
-    (or a hand-off id): the objects are freed once Spark's executors hold no
-    reference to them either, so later actions on it, or on DataFrames derived
-    from it, may fail. Returns whether anything was held."""
-    handoff_id = df if isinstance(df, str) else getattr(df, _HANDOFF_ATTR, None)
-    with _lock:
-        return _handoffs.pop(handoff_id, None) is not None if handoff_id else False
-
-
-def release_all() -> None:
-    with _lock:
-        _handoffs.clear()
 
 
 # -- tasks -------------------------------------------------------------------------
@@ -104,8 +63,6 @@ def _blocks_ipc(schema: pa.Schema, offsets: list[tuple[int, int] | None], *block
 
 def _task_options(remote_args: dict[str, Any]) -> dict[str, Any]:
     """Ray options of the reader tasks: the read's own, else a CPU where Spark leaves one."""
-    from hudi_ray.spark.session import held_cpus
-
     opts = {k: v for k, v in remote_args.items() if k not in ("scheduling_strategy",)}
     if "num_cpus" not in opts:
         free = ray.cluster_resources().get("CPU", 0.0) - held_cpus()
@@ -134,9 +91,7 @@ def _dataframe(spark: SparkSession, refs: list[ray.ObjectRef], schema: pa.Schema
             spark._jsparkSession, rdd, struct.json()
         )
         df = DataFrame(jdf, spark)
-        with _lock:
-            _handoffs[handoff.handoff_id] = handoff
-    setattr(df, _HANDOFF_ATTR, handoff.handoff_id)
+    hold(df, handoff)
     return df
 
 

@@ -15,8 +15,13 @@ def _installed(module: str) -> bool:
         return False
 
 
-for _module in ("ray", "raydp", "pyspark"):
-    if not _installed(_module):
-        raise HudiMissingExtraError(
-            f"The Spark bridge needs {_module}, which is not installed: pip install 'hudi-ray[spark]'", _module
-        )
+def require_spark_extra() -> None:
+    """Fail naming the extra to install when Ray, RayDP or PySpark is missing."""
+    for module in ("ray", "raydp", "pyspark"):
+        if not _installed(module):
+            raise HudiMissingExtraError(
+                f"The Spark bridge needs {module}, which is not installed: pip install 'hudi-ray[spark]'", module
+            )
+
+
+require_spark_extra()

@@ -1,4 +1,5 @@
-"""Spark on Ray through RayDP: starting and stopping it, and sharing the CPUs.
+"""Spark on Ray through RayDP: starting and stopping it, sharing the CPUs, and
+the data handed to it.
 
 RayDP runs Spark's executors as Ray actors that hold their CPUs for as long as
 Spark is up. Ray Data sizes a dataset's concurrency from the cluster's *total*
@@ -6,6 +7,11 @@ CPUs, so while Spark is up it submits reads for CPUs the executors hold; those
 tasks wait in Ray's scheduler for a lease that each finished task releases only
 after a delay of over a second. ``init_spark`` therefore tells Ray Data that the
 executors' CPUs are taken, and ``stop_spark`` gives them back.
+
+The data behind DataFrames made from Ray (``hudi_ray.spark.handoff``) is held
+here too, for as long as Spark may read it: ``stop_spark`` releases it with the
+session. This module is the session's state; the hand-off uses it, never the
+other way round.
 """
 
 from __future__ import annotations
@@ -14,12 +20,18 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hudi_ray.core.exceptions import HudiMissingExtraError, HudiUnsupportedError
+import pyarrow as pa
+
+from hudi_ray.core.exceptions import HudiUnsupportedError
+from hudi_ray.spark.requirements import require_spark_extra
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pyspark.sql import SparkSession
+    import ray
+    from pyspark.sql import DataFrame, SparkSession
 
 DEFAULT_CONFIGS = {
     # Hudi stores instants in UTC; show them as such rather than in the JVM's zone.
@@ -29,6 +41,54 @@ DEFAULT_CONFIGS = {
 
 # CPUs this driver's RayDP executors hold, excluded from Ray Data's limits while Spark is up.
 _held_cpus: float = 0.0
+# The attribute naming a DataFrame's hand-off, for ``release``.
+_HANDOFF_ATTR = "_hudi_ray_handoff_id"
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """The data behind one DataFrame: an IPC stream per Spark partition."""
+
+    handoff_id: str
+    refs: tuple[ray.ObjectRef, ...]
+    schema: pa.Schema
+
+    @property
+    def num_partitions(self) -> int:
+        return len(self.refs)
+
+
+_lock = threading.Lock()
+_handoffs: dict[str, Handoff] = {}
+
+
+def hold(df: DataFrame, handoff: Handoff) -> None:
+    """Keep the data behind ``df`` until ``release(df)`` or ``stop_spark()``."""
+    if handoff.refs:
+        with _lock:
+            _handoffs[handoff.handoff_id] = handoff
+    setattr(df, _HANDOFF_ATTR, handoff.handoff_id)
+
+
+def handoffs() -> list[Handoff]:
+    """The hand-offs this driver holds, oldest first."""
+    with _lock:
+        return list(_handoffs.values())
+
+
+def release(df: DataFrame | str) -> bool:
+    """Free the data behind a DataFrame made by ``to_spark`` / ``read_hudi_spark``
+    (or a hand-off id): the objects are freed once Spark's executors hold no
+    reference to them either, so later actions on it, or on DataFrames derived
+    from it, may fail. Returns whether anything was held."""
+    handoff_id = df if isinstance(df, str) else getattr(df, _HANDOFF_ATTR, None)
+    with _lock:
+        return _handoffs.pop(handoff_id, None) is not None if handoff_id else False
+
+
+def _release_all() -> None:
+    with _lock:
+        _handoffs.clear()
 
 
 def java_version() -> str | None:
@@ -52,21 +112,6 @@ def java_major(version_line: str) -> int | None:
         return int(parts[1]) if first == 1 and len(parts) > 1 else first
     except ValueError:
         return None
-
-
-def require_spark_extra() -> None:
-    """Fail naming the extra to install when Ray, RayDP or PySpark is missing."""
-    import importlib.util
-
-    for module in ("ray", "raydp", "pyspark"):
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except ValueError:  # a module set to None in sys.modules (blocked)
-            found = False
-        if not found:
-            raise HudiMissingExtraError(
-                f"The Spark bridge needs {module}, which is not installed: pip install 'hudi-ray[spark]'", module
-            )
 
 
 def require_java() -> None:
@@ -116,12 +161,10 @@ def stop_spark() -> None:
     require_spark_extra()
     import raydp
 
-    from hudi_ray.spark.handoff import release_all
-
     try:
         raydp.stop_spark()
     finally:
-        release_all()
+        _release_all()
         _hold_cpus(0.0)
 
 

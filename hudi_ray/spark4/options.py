@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hudi_ray.core.config import HudiReadConfig as R
-from hudi_ray.core.config import is_read_config, warn_unknown_keys
+from hudi_ray.core.config import int_option
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.expr import Filter, from_str_tuples
-from hudi_ray.core.storage import normalize_base_uri, redact_text
-from hudi_ray.core.table import HudiQueryType, HudiReadOptions
+from hudi_ray.core.storage import redact_text
+from hudi_ray.core.table import HudiQueryType, HudiReadOptions, ReadSpec
 
 # Default rows per Arrow batch handed to Spark: large enough that the per-batch
 # cost (one cast, one IPC message to the JVM) disappears in the decode time.
@@ -26,6 +26,9 @@ DEFAULT_BATCH_SIZE = 65_536
 # Estimated in-memory bytes per Spark partition, Spark's own file-scan default
 # (spark.sql.files.maxPartitionBytes).
 DEFAULT_PARTITION_BYTES = 128 << 20
+# Units (a slice, or a group of small slices) whose files a partition fetches
+# ahead of the one decoding, as read_hudi's reader tasks do.
+DEFAULT_PREFETCH_DEPTH = 16
 
 # Spark passes the DataFrameReader's load() argument as ``path``.
 KNOWN = frozenset(
@@ -74,23 +77,13 @@ class SourceOptions:
         return self.read_options.query_type() is HudiQueryType.Incremental
 
 
-def _int(options: Mapping[str, str], key: str, default: int | None, minimum: int, shown: str) -> int | None:
+def _count(options: Mapping[str, str], key: str, default: int, minimum: int, where: str) -> int:
     raw = options.get(key)
-    if raw is None:
-        return default
-    try:
-        value = int(str(raw).strip())
-    except ValueError:
-        value = None
-    if value is None or value < minimum:
-        raise HudiConfigError(f"Option {key} must be an integer >= {minimum}, got {raw!r} (reading {shown})")
-    return value
+    return default if raw is None else int_option(raw, f"Option {key}", minimum=minimum, where=where)
 
 
-def _bool(options: Mapping[str, str], key: str, default: bool, shown: str) -> bool:
-    raw = options.get(key)
-    if raw is None:
-        return default
+def _bool(options: Mapping[str, str], key: str, shown: str) -> bool:
+    raw = options[key]
     text = str(raw).strip().lower()
     if text not in ("true", "false"):
         raise HudiConfigError(f"Option {key} must be true or false, got {raw!r} (reading {shown})")
@@ -140,7 +133,6 @@ def parse_options(options: Mapping[str, str]) -> SourceOptions:
             f"Unknown option(s) {unknown} reading {shown}; known: {sorted(KNOWN)} and hoodie.* / storage.* keys"
         )
     hudi = {k: v for k, v in opts.items() if k.startswith(HUDI_PREFIX)}
-    warn_unknown_keys(hudi)
     storage: dict[str, str] = {}
     if "storage_options" in opts:
         given = _json(opts["storage_options"], "storage_options", shown)
@@ -149,48 +141,43 @@ def parse_options(options: Mapping[str, str]) -> SourceOptions:
         storage.update({str(k): str(v) for k, v in given.items()})
     storage.update({k[len(STORAGE_PREFIX) :]: v for k, v in opts.items() if k.startswith(STORAGE_PREFIX)})
 
-    read = HudiReadOptions(
-        filters=_filters(opts.get("filters"), shown), hudi_options={k: v for k, v in hudi.items() if is_read_config(k)}
+    num_partitions: str | int | None = opts.get("num_partitions")
+    if num_partitions is None and R.INPUT_PARTITIONS.value in opts:
+        # Unlike the core (0: the engine decides), this source takes only counts >= 1 here.
+        raw = opts[R.INPUT_PARTITIONS.value]
+        num_partitions = int_option(raw, R.INPUT_PARTITIONS.value, minimum=1, where=f" (reading {shown})")
+    spec = ReadSpec.of(
+        uri,
+        query_type=opts.get("query_type"),
+        filters=_filters(opts.get("filters"), shown),
+        hudi_options=hudi,
+        columns=_columns(opts.get("columns"), shown),
+        as_of_timestamp=opts.get("as_of_timestamp"),
+        start_timestamp=opts.get("start_timestamp"),
+        end_timestamp=opts.get("end_timestamp"),
+        read_optimized=_bool(opts, "read_optimized", shown) if "read_optimized" in opts else None,
+        batch_size=opts.get("batch_size"),
+        prefetch=_bool(opts, "prefetch", shown) if "prefetch" in opts else None,
+        prefetch_depth=opts.get("prefetch_depth"),
+        num_partitions=num_partitions,
+        strings=True,
+        names={k: f"Option {k}" for k in ("batch_size", "prefetch_depth", "num_partitions")},
     )
-    if "query_type" in opts:
-        read = read.with_query_type(opts["query_type"])
-    incremental = read.query_type() is HudiQueryType.Incremental
-    if "as_of_timestamp" in opts:
-        if incremental:
-            raise HudiConfigError(f"as_of_timestamp applies to snapshot reads, not incremental ones (reading {shown})")
-        read = read.with_as_of_timestamp(opts["as_of_timestamp"])
-    if ("start_timestamp" in opts or "end_timestamp" in opts) and not incremental:
-        raise HudiConfigError(
-            f"start_timestamp and end_timestamp apply to incremental reads (query_type=incremental), reading {shown}"
-        )
-    if "start_timestamp" in opts:
-        read = read.with_start_timestamp(opts["start_timestamp"])
-    if "end_timestamp" in opts:
-        read = read.with_end_timestamp(opts["end_timestamp"])
-    if "read_optimized" in opts:
-        flag = _bool(opts, "read_optimized", False, shown)
-        read = read.with_hudi_option(R.USE_READ_OPTIMIZED_MODE.value, str(flag).lower())
-
-    batch_size = _int(opts, "batch_size", read.batch_size() or DEFAULT_BATCH_SIZE, 1, shown)
-    num_partitions = _int(opts, "num_partitions", None, 1, shown)
-    if num_partitions is None:
-        # hoodie.read.input.partitions, as hudi-rs engines take it: the read's parallelism.
-        num_partitions = _int(opts, R.INPUT_PARTITIONS.value, None, 1, shown)
+    where = spec.where
     return SourceOptions(
         uri=uri,
         shown_uri=shown,
-        read_options=read,
-        table_options={k: v for k, v in hudi.items() if not is_read_config(k)},
+        read_options=spec.read_options,
+        table_options=spec.table_options,
         storage_options=storage,
-        columns=_columns(opts.get("columns"), shown),
-        batch_size=batch_size or DEFAULT_BATCH_SIZE,
-        num_partitions=num_partitions,
-        partition_bytes=_int(opts, "partition_bytes", DEFAULT_PARTITION_BYTES, 1, shown) or DEFAULT_PARTITION_BYTES,
+        columns=spec.columns,
+        batch_size=spec.batch_size or DEFAULT_BATCH_SIZE,
+        num_partitions=spec.num_partitions,
+        partition_bytes=_count(opts, "partition_bytes", DEFAULT_PARTITION_BYTES, 1, where),
         # Spark's executors are unknown where partitions are planned; the
         # planning machine's cores are the usual lower bound in local and
         # single-node use, and num_partitions sets the count exactly.
-        min_partitions=_int(opts, "min_partitions", os.cpu_count() or 1, 1, shown) or 1,
-        # Fetching ahead pays off where each request is slow: object stores.
-        prefetch=_bool(opts, "prefetch", normalize_base_uri(uri)[0] != "file", shown),
-        prefetch_depth=_int(opts, "prefetch_depth", 16, 0, shown) or 0,
+        min_partitions=_count(opts, "min_partitions", os.cpu_count() or 1, 1, where),
+        prefetch=spec.prefetch,
+        prefetch_depth=DEFAULT_PREFETCH_DEPTH if spec.prefetch_depth is None else spec.prefetch_depth,
     )

@@ -21,7 +21,6 @@ Everything else goes back to Spark, which evaluates it on the rows read.
 from __future__ import annotations
 
 import datetime as dt
-import decimal
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -29,7 +28,7 @@ from typing import Any
 import pyarrow as pa
 
 from hudi_ray.core.exceptions import HudiCoreError
-from hudi_ray.core.expr import ExprOperator, Filter, cast_value
+from hudi_ray.core.expr import ExprOperator, Filter, cast_value, filter_value_text
 
 _COMPARISONS = {
     "EqualTo": ExprOperator.Eq,
@@ -62,35 +61,6 @@ def _pushable_type(t: pa.DataType) -> bool:
     )
 
 
-def _as_string(value: Any) -> str | None:
-    """The filter string for a Spark filter value, or None when there is none."""
-    if value is None or isinstance(value, (list, tuple, dict)):
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else None
-    if isinstance(value, decimal.Decimal):
-        return format(value, "f") if value.is_finite() else None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (bytes, bytearray)):
-        try:
-            return bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            # Naive strings are UTC to the core, and Spark timestamps are instants.
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
-        return value.isoformat()
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    return None
-
-
 def _same(parsed: Any, value: Any) -> bool:
     if isinstance(value, dt.datetime) and isinstance(parsed, dt.datetime):
         if (parsed.tzinfo is None) != (value.tzinfo is None):
@@ -111,7 +81,9 @@ def _same(parsed: Any, value: Any) -> bool:
 
 def _value(value: Any, dtype: pa.DataType, column: str) -> str | None:
     """``value`` as a filter string that parses back to exactly ``value`` in ``dtype``."""
-    text = _as_string(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # left to Spark, whose NaN orders above infinity (Arrow's compares false)
+    text = filter_value_text(value)
     if text is None:
         return None
     try:

@@ -32,9 +32,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiCoreError, HudiSchemaError
-from hudi_ray.core.expr import Filter
+from hudi_ray.core.expr import Filter, check_columns
 from hudi_ray.core.table import HudiReadOptions, HudiReadPlan, HudiTable, HudiTableBuilder
 from hudi_ray.core.timeline import parse_timestamp
 from hudi_ray.core.util import split_balanced
@@ -49,8 +48,8 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 FORMAT = "hudi_ray"
-# The PySpark worker that asks readers for filters (Spark 4.1+).
-_PUSHDOWN_WORKER = "data_source_pushdown_filters.py"
+# The module of the PySpark worker that asks readers for filters (Spark 4.1+).
+_PUSHDOWN_WORKER = "pyspark.sql.worker.data_source_pushdown_filters"
 
 
 def _build_table(opts: SourceOptions) -> HudiTable:
@@ -206,10 +205,7 @@ class HudiDataSource(DataSource):
         """The Arrow schema of the columns read (meta fields when the writer
         populated them, as the table API returns), before Spark's type mapping."""
         try:
-            if TableConfig(options=table.hudi_options()).populates_meta_fields:
-                schema = table.get_schema_with_meta_fields()
-            else:
-                schema = table.get_schema()
+            schema = table.get_read_schema()
         except HudiSchemaError:
             if not self._empty:
                 raise
@@ -217,9 +213,7 @@ class HudiDataSource(DataSource):
         columns = self._opts.columns
         if columns is None:
             return schema
-        unknown = [c for c in columns if schema.get_field_index(c) < 0]
-        if unknown:
-            raise HudiSchemaError(f"Columns {unknown} not found in the schema of table {self._opts.shown_uri}")
+        check_columns(columns, schema.names, f"table {self._opts.shown_uri}")
         return pa.schema([schema.field(c) for c in columns])
 
     @classmethod
@@ -230,30 +224,28 @@ class HudiDataSource(DataSource):
         return spark_schema(spark_arrow_schema(self._arrow))
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        unknown = [c for c in schema.fieldNames() if self._arrow.get_field_index(c) < 0]
-        if unknown:
-            raise HudiSchemaError(f"Columns {unknown} not found in the schema of table {self._opts.shown_uri}")
-        cls = HudiPushdownReader if _asked_for_filters() else HudiReader
+        # A schema given to the DataFrameReader may name columns the table lacks.
+        check_columns(schema.fieldNames(), self._arrow.names, f"table {self._opts.shown_uri}")
+        cls = HudiPushdownReader if in_pushdown_worker() else HudiReader
         return cls(self._table, self._opts, self._read, self._empty, self._arrow, schema)
 
 
-def _asked_for_filters(depth: int = 6) -> bool:
-    """Whether PySpark's filter pushdown worker is the caller.
+def in_pushdown_worker() -> bool:
+    """Whether this process is PySpark's filter pushdown worker.
 
     PySpark rejects a reader that implements ``pushFilters`` while
-    ``spark.sql.python.filterPushdown.enabled`` is off, and the source cannot
-    read that setting; only the pushdown worker, which runs when it is on,
-    gets a reader that takes filters. Elsewhere (or on a PySpark that moved
-    the worker) the reader takes none, and Spark filters every row itself.
+    ``spark.sql.python.filterPushdown.enabled`` is off, and a source cannot
+    read that setting. But Spark asks for filters (Spark 4.1+) only when it
+    is on, and then in a Python worker of its own: a process serving the
+    module ``_PUSHDOWN_WORKER``, which PySpark's worker daemon imports to run
+    it (or which runs as ``__main__`` without the daemon). Only there does
+    the reader take filters; elsewhere (and on a PySpark without that
+    worker) it takes none, and Spark filters every row itself.
     """
-    frame = sys._getframe(1)
-    for _ in range(depth):
-        if frame is None:
-            return False
-        if frame.f_code.co_filename.endswith(_PUSHDOWN_WORKER):
-            return True
-        frame = frame.f_back
-    return False
+    if _PUSHDOWN_WORKER in sys.modules:
+        return True
+    main_spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return getattr(main_spec, "name", None) == _PUSHDOWN_WORKER
 
 
 __all__ = ["FORMAT", "HudiDataSource", "HudiInputPartition", "HudiPushdownReader", "HudiReader"]

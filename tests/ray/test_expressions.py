@@ -43,7 +43,7 @@ def test_translates_column_op_literal_and_and() -> None:
         _f("i", "=", "3"),
         _f("f", ">", "5"),
         _f("s", "!=", "x"),
-        _f("b", "=", "True"),
+        _f("b", "=", "true"),
     ]
 
 
@@ -191,7 +191,7 @@ def test_typed_literals_translate_exactly_or_not_at_all() -> None:
         (-5, pa.int32(), "-5"),
         (2, pa.float64(), "2"),
         (2.5, pa.float64(), "2.5"),
-        (False, pa.bool_(), "False"),
+        (False, pa.bool_(), "false"),
         ("x y", pa.string(), "x y"),
         (b"abc", pa.binary(), "abc"),
     ],

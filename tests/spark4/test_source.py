@@ -5,7 +5,10 @@ table state it was made on, and bad reads fail with the project's errors."""
 from __future__ import annotations
 
 import datetime as dt
+import importlib.machinery
 import json
+import sys
+import types
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -199,6 +202,22 @@ def test_pushdown_prunes_files(spark, tmp_path) -> None:
         spark.conf.set(PUSHDOWN_CONF, "true")
 
 
+def test_only_the_pushdown_worker_gets_a_reader_taking_filters(monkeypatch) -> None:
+    """PySpark asks for filters in a worker of its own module; a reader taking
+    them anywhere else fails while pushdown is off."""
+    from hudi_ray.spark4 import source
+
+    assert not source.in_pushdown_worker()  # this test process serves no PySpark worker
+    worker = "pyspark.sql.worker.data_source_pushdown_filters"
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, worker, types.ModuleType(worker))  # as PySpark's worker daemon imports it
+        assert source.in_pushdown_worker()
+    main = types.ModuleType("__main__")
+    main.__spec__ = importlib.machinery.ModuleSpec(worker, None)  # as python -m runs it without the daemon
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    assert source.in_pushdown_worker()
+
+
 def test_partitions_balanced_by_estimated_size(spark, tmp_path) -> None:
     path = write_numbered_table(tmp_path / "numbered", rows=20_000, rows_per_file=1_000)
     exact = _load(spark, path, num_partitions="3")
@@ -267,7 +286,7 @@ def test_bad_options(spark, table_path) -> None:
     path = table_path("sample_table/cow/v9_txns_simple_meta")
     with pytest.raises(Exception, match=r"HudiConfigError.*Unknown option\(s\) \['batchsize'\]"):
         _load(spark, path, batchSize="10")
-    with pytest.raises(Exception, match=r"HudiConfigError.*batch_size must be an integer >= 1"):
+    with pytest.raises(Exception, match=r"HudiConfigError.*batch_size must be an integer > 0"):
         _load(spark, path, batch_size="0")
     with pytest.raises(Exception, match=r"HudiConfigError.*incremental"):
         _load(spark, path, start_timestamp="0")
