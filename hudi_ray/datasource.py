@@ -42,8 +42,8 @@ from hudi_ray.core.table import HudiReadOptions, ReadSpec
 from hudi_ray.expressions import predicate_to_filters, referenced_columns
 from hudi_ray.planner import (
     PLANNER_NAMESPACE,
-    PlannedRead,
     PlannerSnapshot,
+    SliceChunks,
     call,
     forget_planner,
     get_or_create_planner,
@@ -86,7 +86,7 @@ class HudiDatasource(Datasource):
         self._prefetch_depth = prefetch_depth
         self._blocks_fixed = blocks_fixed
         # Shared by the copies pushdown makes: one plan per (filters, projection).
-        self._plans: dict[tuple[Any, ...], PlannedRead] = {}
+        self._plans: dict[tuple[Any, ...], SliceChunks] = {}
 
     # -- pushdown --------------------------------------------------------------------
 
@@ -148,7 +148,7 @@ class HudiDatasource(Datasource):
         opts = HudiReadOptions(filters=filters, projection=projection, hudi_options=self._read_options.hudi_options)
         return opts, pa_predicate
 
-    def planned(self) -> PlannedRead:
+    def planned(self) -> SliceChunks:
         """The plan of this read (cached): its slices, stats and pinned snapshot."""
         opts, _ = self._hudi_request()
         key = (tuple(opts.filters), tuple(opts.projection) if opts.projection is not None else None)
@@ -189,7 +189,7 @@ class HudiDatasource(Datasource):
             planned = planned.rechunk_by_size(max_bytes, min_chunks)
         return [self._work(planned, chunk, pa_predicate) for chunk in planned.chunks]
 
-    def _work(self, planned: PlannedRead, chunk: list[Any], predicate: pc.Expression | None) -> ChunkRead:
+    def _work(self, planned: SliceChunks, chunk: list[Any], predicate: pc.Expression | None) -> ChunkRead:
         return ChunkRead(
             plan=planned.plan,
             slices=chunk,
@@ -486,7 +486,7 @@ def read_hudi(
     return read_datasource(datasource, **{k: v for k, v in remote.items() if v is not None})
 
 
-def planned_read(ds: Dataset) -> PlannedRead:
+def planned_read(ds: Dataset) -> SliceChunks:
     """The Hudi plan a dataset executes, after Ray's pushdown optimizations:
     which slices (files) it reads. For tests and diagnostics."""
     for source in datasources(ds):

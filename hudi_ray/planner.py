@@ -66,7 +66,7 @@ class SliceStats:
 
 
 @dataclass(frozen=True)
-class PlannedRead:
+class SliceChunks:
     """A plan served by the planner: chunks of slices for reader tasks.
 
     ``plan`` carries everything readers need except the slices (it is shipped
@@ -90,13 +90,13 @@ class PlannedRead:
     def input_files(self) -> list[str]:
         return [f for c in self.stats for st in c for f in st.input_files]
 
-    def rechunk(self, num_chunks: int) -> PlannedRead:
+    def rechunk(self, num_chunks: int) -> SliceChunks:
         """The same slices in at most ``num_chunks`` contiguous chunks of nearly
         equal estimated size (``split_balanced``), stats kept aligned."""
         flat = self._flat()
         return self._regroup(split_balanced(flat, [st.size_bytes for _, st in flat], num_chunks))
 
-    def rechunk_by_size(self, max_bytes: int, min_chunks: int = 1) -> PlannedRead:
+    def rechunk_by_size(self, max_bytes: int, min_chunks: int = 1) -> SliceChunks:
         """The same slices in chunks of at most ``max_bytes`` estimated in-memory
         bytes each (``split_by_size``; a larger slice is a chunk of its own), and
         at least ``min_chunks`` chunks where there are that many slices."""
@@ -106,7 +106,7 @@ class PlannedRead:
     def _flat(self) -> list[tuple[HudiFileSlice, SliceStats]]:
         return [(s, st) for c, cs in zip(self.chunks, self.stats) for s, st in zip(c, cs)]
 
-    def _regroup(self, groups: list[list[tuple[HudiFileSlice, SliceStats]]]) -> PlannedRead:
+    def _regroup(self, groups: list[list[tuple[HudiFileSlice, SliceStats]]]) -> SliceChunks:
         return replace(
             self,
             chunks=[[s for s, _ in g] for g in groups],
@@ -156,7 +156,7 @@ class HudiPlanner:
         # Plans made, by snapshot and options: a snapshot's files are pinned,
         # so a repeated read of it is planned the same, and served without
         # walking its file groups again. Touched on the actor's event loop only.
-        self._plans: OrderedDict[tuple, PlannedRead] = OrderedDict()
+        self._plans: OrderedDict[tuple, SliceChunks] = OrderedDict()
 
     # -- snapshots -------------------------------------------------------------
 
@@ -234,7 +234,7 @@ class HudiPlanner:
 
     async def plan(
         self, options: HudiReadOptions | None = None, num_chunks: int = 1, snapshot_id: str | None = None
-    ) -> PlannedRead:
+    ) -> SliceChunks:
         """Slices for ``options`` on the pinned snapshot (the current one when
         None), split into at most ``num_chunks`` chunks, with per-slice stats."""
         snap, table, lock = await self._pinned(snapshot_id)
@@ -257,7 +257,7 @@ class HudiPlanner:
         lock: threading.Lock,
         options: HudiReadOptions | None,
         num_chunks: int,
-    ) -> PlannedRead:
+    ) -> SliceChunks:
         with lock:
             plan = table.plan(options)
             table_stats = table.compute_table_stats(options)
@@ -271,7 +271,7 @@ class HudiPlanner:
             )
             for s, e in zip(plan.slices, estimates)
         ]
-        whole = PlannedRead(
+        whole = SliceChunks(
             snapshot=snap, plan=replace(plan, slices=[]), chunks=[plan.slices], stats=[stats], table_stats=table_stats
         )
         return whole.rechunk(num_chunks)

@@ -2,7 +2,7 @@
 
 For base files of a few rows, conforming to the table schema, masking and
 cutting into batches cost more per file than decoding the file: consecutive
-files read alike (one read plan, one partition's constants, one file schema)
+files read alike (one read selection, one partition's constants, one file schema)
 form a run, finished in one pass and handed back as a batch per file, or as
 one batch for callers that want only the rows.
 """
@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from hudi_ray.core.exceptions import HudiSchemaError
 from hudi_ray.core.schema import conform_table
-from hudi_ray.core.table.slice_plan import ReadPlan
+from hudi_ray.core.table.selection import ReadSelection
 
 # Rows of a run; a larger file goes alone (joining would only copy it).
 RUN_ROWS = 1 << 16
@@ -31,17 +31,17 @@ class BaseRead:
     A plain class: made once per file read, where a frozen dataclass's
     ``__init__`` costs as much as a small file's conforming."""
 
-    __slots__ = ("base_rel", "constants", "constants_key", "data", "plan")
+    __slots__ = ("base_rel", "constants", "constants_key", "data", "selection")
 
     def __init__(
         self,
-        plan: ReadPlan,
+        selection: ReadSelection,
         data: pa.Table,
         constants: Mapping[str, pa.Scalar],
         constants_key: str,  # the partition whose values ``constants`` are ("" without constants)
         base_rel: str,
     ) -> None:
-        self.plan = plan
+        self.selection = selection
         self.data = data
         self.constants = constants
         self.constants_key = constants_key
@@ -51,7 +51,7 @@ class BaseRead:
         """Whether ``other`` can be conformed together with this file's data
         when their file schemas agree, which joining the run checks: comparing
         schemas here, file by file, costs a switch of threads each."""
-        return other.plan is self.plan and other.constants_key == self.constants_key
+        return other.selection is self.selection and other.constants_key == self.constants_key
 
 
 def one_batch(data: pa.Table) -> pa.RecordBatch:
@@ -79,7 +79,7 @@ def finish_run(run: Sequence[BaseRead], uri: Callable[[str], str], per_file: boo
     if not run:
         return []
     first = run[0]
-    plan = first.plan
+    selection = first.selection
     try:
         raw = pa.concat_tables([r.data for r in run]) if len(run) > 1 else first.data
     except pa.ArrowInvalid:
@@ -91,21 +91,21 @@ def finish_run(run: Sequence[BaseRead], uri: Callable[[str], str], per_file: boo
     if not per_file and len(run) > 1:
         raw = raw.combine_chunks()
     try:
-        data = conform_table(raw, plan.read_schema, first.constants, uri(first.base_rel))
+        data = conform_table(raw, selection.read_schema, first.constants, uri(first.base_rel))
     except HudiSchemaError:
         for r in run:  # the file that cannot be conformed raises, naming itself
-            conform_table(r.data, plan.read_schema, r.constants, uri(r.base_rel))
+            conform_table(r.data, selection.read_schema, r.constants, uri(r.base_rel))
         raise
     if not per_file:
-        data = plan.apply(data)
+        data = selection.apply(data)
         return [one_batch(data)] if data.num_rows else []
-    if plan.mask is None:
-        out = per_file_batches(plan.apply(data), [r.data.num_rows for r in run])
+    if selection.mask is None:
+        out = per_file_batches(selection.apply(data), [r.data.num_rows for r in run])
     else:
         out = []
         offset = 0
         for r in run:
-            out.append(one_batch(plan.apply(data.slice(offset, r.data.num_rows))))
+            out.append(one_batch(selection.apply(data.slice(offset, r.data.num_rows))))
             offset += r.data.num_rows
     if data is raw and len(run) > 1:
         # Data already in the table schema passes as read, with its file's

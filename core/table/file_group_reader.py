@@ -1,11 +1,11 @@
 """``HudiFileGroupReader``: physical reads of file slices.
 
 A slice is read in a short line of named stages, the same for every output
-shape: its read plan (``slice_plan.ReadPlan``: columns, row mask), the
-**decode** of its base file (``_decode``: the plan's columns, checked against
+shape: its selection (``selection.ReadSelection``: columns, row mask), the
+**decode** of its base file (``_decode``: the selection's columns, checked against
 the table schema), the **merge** with its log records when it has logs
 (``slice_merge.merge_slice``), **conform** to the table schema and **apply**
-the plan (mask, projection). The shape is chosen at the edge: a batch per
+the selection (mask, projection). The shape is chosen at the edge: a batch per
 slice (``read_file_slice``), batches of a stream (``read_file_slice_stream``),
 or runs of small base files finished together (``read_file_slices``, through
 ``base_runs``).
@@ -32,13 +32,13 @@ from hudi_ray.core.table import base_runs
 from hudi_ray.core.table.base_runs import BaseRead, finish_run, one_batch
 from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.read_options import DEFAULT_BATCH_SIZE, HudiReadOptions, options_key
+from hudi_ray.core.table.selection import COMMIT_TIME, ReadSelection, instant_of
 from hudi_ray.core.table.slice_merge import merge_slice
-from hudi_ray.core.table.slice_plan import COMMIT_TIME, ReadPlan, instant_of
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.timeline.timestamps import parse_timestamp
 
-__all__ = ["COMMIT_TIME", "HudiFileGroupReader", "ReadPlan", "split_options"]
+__all__ = ["COMMIT_TIME", "HudiFileGroupReader", "ReadSelection", "split_options"]
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +61,8 @@ def _commit_schemas(timeline: HudiTimeline) -> list[tuple[str, str | None]]:
     ]
 
 
-# Read plans a file group reader keeps (one per distinct read it serves).
-_PLAN_CACHE_SIZE = 64
+# Read selections a file group reader keeps (one per distinct read it serves).
+_SELECTION_CACHE_SIZE = 64
 
 
 class HudiFileGroupReader:
@@ -78,15 +78,15 @@ class HudiFileGroupReader:
         self._storage_options = storage_opts
         self._context: TableContext | None = None
         self._required: RequiredColumns | None = None
-        self._plans: dict[tuple, ReadPlan] = {}
+        self._selections: dict[tuple, ReadSelection] = {}
         self._fills_partitions: bool | None = None
         self._ranges: dict[tuple, tuple[str | None, str | None]] = {}
         self._readers: dict[str, BaseFileReader] = {}
 
     def __getstate__(self) -> dict:
-        # Plans and readers are cheap to rebuild (plans hold compute expressions): not shipped.
+        # Selections and readers are cheap to rebuild (selections hold compute expressions): not shipped.
         state = self.__dict__.copy()
-        state["_plans"], state["_ranges"], state["_readers"] = {}, {}, {}
+        state["_selections"], state["_ranges"], state["_readers"] = {}, {}, {}
         return state
 
     @classmethod
@@ -94,7 +94,7 @@ class HudiFileGroupReader:
         cls, base_uri: str, context: TableContext, options: Mapping[str, str] | None = None
     ) -> HudiFileGroupReader:
         """A reader over an already loaded table state (its storage, configs,
-        timeline and schema), as tables and read plans build theirs."""
+        timeline and schema), as tables and read selections build theirs."""
         reader = cls(base_uri, options)
         reader._context = context
         return reader
@@ -130,7 +130,7 @@ class HudiFileGroupReader:
             parse_timestamp(end, tz, option="end timestamp") if end else None,
         )
 
-    def _plan(
+    def _selection(
         self,
         options: HudiReadOptions,
         where: str | Callable[[], str],
@@ -138,14 +138,14 @@ class HudiFileGroupReader:
         merging: bool,
         base_rel: str | None,
         okey: tuple | None = None,
-    ) -> ReadPlan:
-        """The read plan of a slice; ``where`` (or what it gives, only called
-        when a plan is made) names the slice in errors. ``okey`` is
+    ) -> ReadSelection:
+        """The selection of a slice; ``where`` (or what it gives, only called
+        when a selection is made) names the slice in errors. ``okey`` is
         ``options_key(options)`` when the caller has it already."""
-        # The plan depends on the slice only through whether its base file is
-        # older than the range's end, so one plan per read serves every slice
+        # The selection depends on the slice only through whether its base file is
+        # older than the range's end, so one selection per read serves every slice
         # (building it per slice cost more than reading a small file). Keyed by
-        # the options' values: options are mutable, and equal ones plan alike.
+        # the options' values: options are mutable, and equal ones select alike.
         if okey is None:
             okey = options_key(options)
         commit_range = self._ranges.get(okey)
@@ -154,24 +154,26 @@ class HudiFileGroupReader:
         hi = commit_range[1]
         base_instant = instant_of(base_rel) if hi is not None and base_rel else None
         key = (okey, commit_times, merging, base_instant is not None and base_instant <= hi)
-        plan = self._plans.get(key)
-        if plan is None:
+        selection = self._selections.get(key)
+        if selection is None:
             ctx = self.context
             merge_columns = ctx.merge_columns() if merging else ()
             where = where() if callable(where) else where
-            plan = ReadPlan(ctx.read_schema, options, commit_times, commit_range, where, merge_columns, base_instant)
-            if len(self._plans) >= _PLAN_CACHE_SIZE:
-                self._plans.clear()  # a long-lived reader of ever new options stays small
-            self._plans[key] = plan
-        return plan
+            selection = ReadSelection(
+                ctx.read_schema, options, commit_times, commit_range, where, merge_columns, base_instant
+            )
+            if len(self._selections) >= _SELECTION_CACHE_SIZE:
+                self._selections.clear()  # a long-lived reader of ever new options stays small
+            self._selections[key] = selection
+        return selection
 
     def decoded_columns(
         self, options: HudiReadOptions, base_rel: str, commit_times: frozenset[str] | None, merging: bool
     ) -> list[str]:
         """Top-level columns a read of ``base_rel`` with ``options`` decodes from the
         file (the projection plus filter and merge columns), for readers fetching ahead."""
-        plan = self._plan(options, self.context.storage.uri(base_rel), commit_times, merging, base_rel)
-        return plan.read_schema.names
+        selection = self._selection(options, self.context.storage.uri(base_rel), commit_times, merging, base_rel)
+        return selection.read_schema.names
 
     def _partition_of(self, rel: str) -> str:
         return rel.rsplit("/", 1)[0] if "/" in rel else ""
@@ -203,19 +205,19 @@ class HudiFileGroupReader:
             self._readers[fmt] = reader
         return reader
 
-    def _decode(self, plan: ReadPlan, base_rel: str, partition_path: str) -> BaseRead:
-        """Decode: the plan's columns of a base file, as the file has them,
+    def _decode(self, selection: ReadSelection, base_rel: str, partition_path: str) -> BaseRead:
+        """Decode: the selection's columns of a base file, as the file has them,
         checked against the table schema (conformed later, alone or in a run)."""
         reader = self._base_reader(base_rel)
-        data = reader.read(base_rel, plan.read_schema.names)
+        data = reader.read(base_rel, selection.read_schema.names)
         constants = self._constants(partition_path)
-        self._check_base_columns(reader, base_rel, data, plan.read_schema, constants)
-        return BaseRead(plan, data, constants, partition_path if constants else "", base_rel)
+        self._check_base_columns(reader, base_rel, data, selection.read_schema, constants)
+        return BaseRead(selection, data, constants, partition_path if constants else "", base_rel)
 
     def _finished(self, item: BaseRead) -> pa.Table:
         """Conform and apply: one decoded piece in the table schema, masked and projected."""
         uri = self.context.storage.uri(item.base_rel)
-        return item.plan.apply(conform_table(item.data, item.plan.read_schema, item.constants, uri))
+        return item.selection.apply(conform_table(item.data, item.selection.read_schema, item.constants, uri))
 
     def _read_base(
         self, base_rel: str, partition_path: str, schema: pa.Schema, plain: frozenset[str] | None = None
@@ -286,13 +288,13 @@ class HudiFileGroupReader:
         if options.use_read_optimized():
             log_rels = []
         merging = bool(log_rels)
-        plan = self._plan(options, where, commit_times, merging, base_rel)
+        selection = self._selection(options, where, commit_times, merging, base_rel)
         if not merging:
             if not base_rel:
-                return plan.output_schema.empty_table()
-            return self._finished(self._decode(plan, base_rel, partition_path))
-        data = merge_slice(self, base_rel, log_rels, partition_path, plan, self._visibility(options, visibility))
-        return plan.apply(data)
+                return selection.output_schema.empty_table()
+            return self._finished(self._decode(selection, base_rel, partition_path))
+        data = merge_slice(self, base_rel, log_rels, partition_path, selection, self._visibility(options, visibility))
+        return selection.apply(data)
 
     def _stream_rows(
         self,
@@ -312,15 +314,15 @@ class HudiFileGroupReader:
             yield from (b for b in data.to_batches(max_chunksize=batch_size) if b.num_rows)
             return
         where = self.context.storage.uri(base_rel)
-        plan = self._plan(options, where, None, False, base_rel)
+        selection = self._selection(options, where, None, False, base_rel)
         reader = self._base_reader(base_rel)
         constants = self._constants(partition_path)
         key = partition_path if constants else ""
         # Piece by piece (a Parquet row group, decoded by all cores at once, or
         # a batch of a Lance file): memory stays one piece.
-        for group in reader.iter_tables(base_rel, plan.read_schema.names, batch_size):
-            self._check_base_columns(reader, base_rel, group, plan.read_schema, constants)
-            data = self._finished(BaseRead(plan, group, constants, key, base_rel))
+        for group in reader.iter_tables(base_rel, selection.read_schema.names, batch_size):
+            self._check_base_columns(reader, base_rel, group, selection.read_schema, constants)
+            data = self._finished(BaseRead(selection, group, constants, key, base_rel))
             yield from (b for b in data.to_batches(max_chunksize=batch_size) if b.num_rows)
 
     # -- public API --------------------------------------------------------------
@@ -349,7 +351,7 @@ class HudiFileGroupReader:
         commit_times: frozenset[str] | None = None,
         visibility: Visibility | None = None,
     ) -> pa.RecordBatch:
-        """The slice's rows as one batch. A read plan passes ``commit_times``
+        """The slice's rows as one batch. A read selection passes ``commit_times``
         (incremental reads: the instants whose rows to return) and
         ``visibility`` (which instants' log blocks the read sees)."""
         return one_batch(self._slice_rows(file_slice, self._options(options), commit_times, visibility))
@@ -395,8 +397,8 @@ class HudiFileGroupReader:
                 rows = self._slice_rows(s, opts, commit_times, visibility)
                 out.extend([one_batch(rows)] if contiguous else rows.to_batches())
                 continue
-            plan = self._plan(opts, functools.partial(uri, base_rel), commit_times, False, base_rel, okey)
-            item = self._decode(plan, base_rel, s.partition_path)
+            selection = self._selection(opts, functools.partial(uri, base_rel), commit_times, False, base_rel, okey)
+            item = self._decode(selection, base_rel, s.partition_path)
             rows = item.data.num_rows
             full = held + rows > base_runs.RUN_ROWS or (not coalesce and len(run) >= base_runs.RUN_FILES)
             if run and (full or not run[-1].joins(item)):

@@ -23,7 +23,7 @@ from hudi_ray.core.log_file.content import DATA_DECODERS, data_block_columns, de
 from hudi_ray.core.merge import LogRecords, MergeConfig, MergeMode, apply_merge, compared_columns, decide_merge
 from hudi_ray.core.schema.arrow import check_missing_columns
 from hudi_ray.core.storage import StorageLike
-from hudi_ray.core.table.slice_plan import ReadPlan
+from hudi_ray.core.table.selection import ReadSelection
 
 if TYPE_CHECKING:
     from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
@@ -63,11 +63,11 @@ def _log_records(
     reader: HudiFileGroupReader,
     log_rels: Sequence[str],
     partition_path: str,
-    plan: ReadPlan,
+    selection: ReadSelection,
     cfg: MergeConfig,
     visibility: Visibility,
 ) -> LogRecords:
-    schema = plan.read_schema
+    schema = selection.read_schema
     records = LogRecords(schema, cfg)
     # Only the columns the merge uses are decoded: a projection skips the rest of every block.
     needed = records.data_columns()
@@ -99,15 +99,15 @@ def merge_slice(
     base_rel: str | None,
     log_rels: Sequence[str],
     partition_path: str,
-    plan: ReadPlan,
+    selection: ReadSelection,
     visibility: Visibility,
 ) -> pa.Table:
-    """The slice's rows in ``plan.read_schema``: the base file's merged with the logs' (not yet masked)."""
-    schema = plan.read_schema
+    """The slice's rows in ``selection.read_schema``: the base file's merged with the logs' (not yet masked)."""
+    schema = selection.read_schema
     cfg = _ordering_in(reader.context.merge_config(), schema)
     compared = compared_columns(cfg)
     decided_on = pa.schema([f for f in schema if f.name in compared])
-    records = _log_records(reader, log_rels, partition_path, plan, cfg, visibility)
+    records = _log_records(reader, log_rels, partition_path, selection, cfg, visibility)
     base = None
     if base_rel and len(decided_on):
         # The merge decides on the keys and ordering values alone. With fewer

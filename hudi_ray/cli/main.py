@@ -269,7 +269,7 @@ def _read(
     if args.limit is not None and args.limit < 0:
         raise UsageError("--limit must be 0 or more")
     fmt = args.format or ("json" if args.json and args.out is None else None)
-    request = read.ReadRequest(
+    request = read.ReadCommand(
         options=options,
         table_options=spec.table_options,
         limit=args.limit,

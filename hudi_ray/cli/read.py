@@ -29,7 +29,7 @@ READ_AHEAD = 4
 
 
 @dataclass(frozen=True)
-class ReadRequest:
+class ReadCommand:
     options: HudiReadOptions  # filters, columns and every per-read config
     table_options: dict[str, str]  # the table's hoodie.* configs (the table read here was built with them)
     limit: int | None
@@ -228,7 +228,7 @@ def _local_batches(
 def _ray_batches(
     uri: str,
     table: HudiTable,
-    request: ReadRequest,
+    request: ReadCommand,
     limit: int | None,
     show_progress: bool,
     stderr: TextIO,
@@ -262,7 +262,7 @@ def _ray_batches(
 def run(
     uri: str,
     table: HudiTable,
-    request: ReadRequest,
+    request: ReadCommand,
     *,
     use_ray: bool,
     stdout: TextIO,

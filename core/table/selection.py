@@ -1,6 +1,6 @@
-"""The plan of one slice read: columns to read, the row mask, columns to hand back.
+"""What one read selects: columns to read, the row mask, columns to hand back.
 
-One ``ReadPlan`` serves every slice of a read (it depends on a slice only
+One ``ReadSelection`` serves every slice of a read (it depends on a slice only
 through whether its base file is older than the range's end), so the file
 group reader builds it once per read and keeps it.
 """
@@ -24,7 +24,7 @@ def instant_of(base_rel: str) -> str | None:
     return base_file_instant(base_rel.rsplit("/", 1)[-1])
 
 
-class ReadPlan:
+class ReadSelection:
     """Columns to read, the row mask and the columns to hand back, for one read."""
 
     def __init__(
