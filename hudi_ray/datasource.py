@@ -222,7 +222,7 @@ class HudiDatasource(Datasource):
             meta = BlockMetadata(
                 num_rows=sum(r or 0 for r in rows) if exact else None,
                 size_bytes=sum(st.size_bytes for st in stats),
-                input_files=[f for st in stats for f in st.input_files],
+                input_files=tuple(f for st in stats for f in st.input_files),
                 exec_stats=None,
             )
             work = self._work(planned, chunk, pa_predicate)

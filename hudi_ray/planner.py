@@ -197,7 +197,7 @@ class HudiPlanner:
     def _entry(self, snapshot_id: str | None) -> tuple[PlannerSnapshot, HudiTable, threading.Lock]:
         key = snapshot_id or self._current
         entry = self._snapshots.get(key) if key else None
-        if entry is None:
+        if key is None or entry is None:
             raise HudiCoreError(
                 f"Snapshot {snapshot_id} of table {self._shown_uri} is no longer held by its planner "
                 f"(it keeps the {self._max_snapshots} newest, or it restarted); create the dataset again"

@@ -100,7 +100,7 @@ def owner_addresses(refs: list[ray.ObjectRef]) -> list[bytes]:
     ``ray._private.worker.global_worker.core_worker``."""
     import ray
 
-    core_worker = ray._private.worker.global_worker.core_worker
+    core_worker = ray._private.worker.global_worker.core_worker  # type: ignore[attr-defined]
     return [core_worker.get_owner_address(r) for r in refs]
 
 

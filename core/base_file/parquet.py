@@ -143,7 +143,7 @@ class FooterCache:
         return {"capacity": self.capacity}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["capacity"])
+        type(self).__init__(self, state["capacity"])
 
 
 class ParquetReader:

@@ -43,9 +43,12 @@ def _parsed(schema_json: str) -> Any:
 
 def decode_record(value: bytes, schema_json: str, where: str) -> dict[str, Any]:
     try:
-        return fastavro.schemaless_reader(io.BytesIO(value), _parsed(schema_json), None)
+        record = fastavro.schemaless_reader(io.BytesIO(value), _parsed(schema_json), None)
     except Exception as exc:  # fastavro raises several unrelated types
         raise HudiCorruptFileError(f"Cannot decode a metadata record in {where}: {exc}") from exc
+    if not isinstance(record, dict):
+        raise HudiCorruptFileError(f"Cannot decode a metadata record in {where}: not an Avro record")
+    return record
 
 
 # -- files ------------------------------------------------------------------
@@ -117,12 +120,13 @@ def stats_value(value: Any, value_type: dict[str, Any] | None, dtype: pa.DataTyp
             scale = int(info.split(",")[1]) if "," in info else getattr(dtype, "scale", 0)
             raw = _decimal_from_bytes(raw, scale)
         if pa.types.is_timestamp(dtype) and isinstance(raw, int):
-            unit = {
+            units: dict[Any, str] = {
                 _VT_TS_MILLIS: "ms",
                 _VT_LOCAL_TS_MILLIS: "ms",
                 _VT_TS_NANOS: "ns",
                 _VT_LOCAL_TS_NANOS: "ns",
-            }.get(ordinal, "us")
+            }
+            unit = units.get(ordinal, "us")
             return pa.scalar(raw, pa.timestamp(unit, tz=dtype.tz)).cast(dtype)
         if pa.types.is_date32(dtype) and isinstance(raw, int):
             return pa.scalar(raw, pa.date32())

@@ -253,6 +253,7 @@ class MetadataTable:
         if not slices:
             return {}
         out: dict[str, dict[str, Any]] = {}
+        work: list[tuple[HudiFileSlice, set[str] | None, tuple[str, ...] | None]]
         if keys is not None:
             by_group: dict[int, set[str]] = {}
             for k in keys:

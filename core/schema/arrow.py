@@ -34,7 +34,7 @@ def encoded_target(target: pa.Schema, source: pa.Schema, plain: frozenset[str]) 
     for f in target:
         i = source.get_field_index(f.name)
         t = source.field(i).type if i >= 0 else None
-        if f.name not in plain and pa.types.is_dictionary(t) and t.value_type.equals(f.type):
+        if f.name not in plain and t is not None and pa.types.is_dictionary(t) and t.value_type.equals(f.type):
             f = f.with_type(t)
         fields.append(f)
     return pa.schema(fields, metadata=target.metadata)

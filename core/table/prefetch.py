@@ -192,5 +192,5 @@ def read_pipelined(
         finally:
             for _, f in pending:
                 f.cancel()
-            for f in fetches.values():
-                f.cancel()
+            for fetch in fetches.values():
+                fetch.cancel()

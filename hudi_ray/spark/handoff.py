@@ -86,6 +86,7 @@ def _dataframe(spark: SparkSession, refs: list[ray.ObjectRef], schema: pa.Schema
         # Spark schedules each partition near its object's owner (this driver).
         owners = owner_addresses(refs)
         jvm = spark.sparkContext._jvm
+        assert jvm is not None, "a started Spark session has a JVM gateway"
         rdd = jvm.org.apache.spark.rdd.RayDatasetRDD(spark._jsc, [r.binary() for r in refs], owners)
         jdf = jvm.org.apache.spark.sql.raydp.ObjectStoreReader.RayDatasetToDataFrame(
             spark._jsparkSession, rdd, struct.json()
