@@ -1,11 +1,11 @@
 """Local-disk reads of this work tree against an earlier revision, interleaved in one run.
 
-    python benchmarks/revisions.py --rev REV [--reps N] [--cases cow,mor,small,...]
+    python benchmarks/revisions.py --rev REV [--new REV] [--reps N] [--cases cow,mor,small,...]
 
 The revision's ``hudi_ray`` and ``core`` are unpacked (``git archive``) into a
 temporary folder laid out as the installed package, and each timed read runs
 in a fresh child process, alternately with that folder first on ``PYTHONPATH``
-(the old code) and without (this tree), so a noisy stretch of the machine hits
+(the old code) and without (this tree, or the ``--new`` revision unpacked alike), so a noisy stretch of the machine hits
 both alike. Each child times ``table.read()`` and draining ``read_stream()``
 after building the table. The tables are the ones the other benchmarks write
 under ``benchmarks/.data/object_store`` (run ``object_store.py`` first); a
@@ -71,6 +71,7 @@ def _tables() -> dict[str, Path]:
 
 
 def _unpack(rev: str, into: Path) -> Path:
+    into.mkdir()
     archive = subprocess.run(["git", "archive", rev, "hudi_ray", "core"], cwd=REPO, check=True, capture_output=True)
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     shutil.move(str(into / "core"), str(into / "hudi_ray" / "core"))
@@ -95,6 +96,7 @@ def _run(uri: Path, filters: list[tuple[str, str, str]], old: Path | None) -> di
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rev", required=True, help="the revision to compare against (e.g. HEAD~3)")
+    parser.add_argument("--new", help="a revision to use instead of this work tree")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--cases", default=",".join(CASES), help="comma-separated, of: " + ", ".join(CASES))
     args = parser.parse_args()
@@ -103,21 +105,23 @@ def main() -> None:
     if not cases:
         sys.exit(f"no benchmark tables under {DATA}: run the benchmarks that write them first")
     with tempfile.TemporaryDirectory() as tmp:
-        old = _unpack(args.rev, Path(tmp))
+        old = _unpack(args.rev, Path(tmp) / "old")
+        new = _unpack(args.new, Path(tmp) / "new") if args.new else None
         times: dict[tuple[str, str, str], list[float]] = {}
         for rep in range(args.reps):
             for case in cases:
-                order = [("old", old), ("new", None)] if rep % 2 == 0 else [("new", None), ("old", old)]
+                order = [("old", old), ("new", new)] if rep % 2 == 0 else [("new", new), ("old", old)]
                 for label, path in order:
                     got = _run(tables[case], CASES[case][1], path)
-                    expected_root = str(old) if path is not None else str(REPO)
+                    expected_root = str(path) if path is not None else str(REPO)
                     if not got["module"].startswith(expected_root):
                         sys.exit(f"{label} run imported {got['module']}, not code under {expected_root}")
                     if got["rows"] != got["stream_rows"]:
                         sys.exit(f"{case} {label}: read gave {got['rows']} rows, read_stream {got['stream_rows']}")
                     for what in ("read", "read_stream"):
                         times.setdefault((case, what, label), []).append(got[what])
-        print(f"{args.reps} interleaved runs per case, medians (best); new = this tree, old = {args.rev}")
+        shown_new = args.new or "this tree"
+        print(f"{args.reps} interleaved runs per case, medians (best); new = {shown_new}, old = {args.rev}")
         print(f"{'case':<15}{'read':<13}{'old s':>16}{'new s':>16}{'new/old':>10}")
         for case in cases:
             for what in ("read", "read_stream"):
