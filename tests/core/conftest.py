@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# The bad-input tests' shared helpers assert too: rewrite them for readable failures.
+pytest.register_assert_rewrite("tests.core.damage")
+
 
 @pytest.fixture
 def copy_of(table_path, tmp_path: Path):

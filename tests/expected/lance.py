@@ -1,6 +1,6 @@
 """The six Lance-base-file tables of ../shared/hudi-tables and the rows derived by hand
 from the Spark SQL (``X.sql``) that wrote them (Hudi 1.2.0-rc1, table version 9,
-``'hoodie.table.base.file.format' = 'LANCE'``); run by tests/core/test_sql_expected_lance.py.
+``'hoodie.table.base.file.format' = 'LANCE'``); run by tests/core/sql_expected/test_sql_expected_lance.py.
 
 Every expected value below is a literal worked out by applying the statements of the
 table's .sql file in order (the comments name the statement); none is computed from

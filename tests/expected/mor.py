@@ -1,5 +1,5 @@
 """Merge-on-read tables of ../shared/hudi-tables and the rows derived by hand from the
-Spark SQL (``X.sql``) that wrote them; run by tests/core/test_sql_expected_mor.py.
+Spark SQL (``X.sql``) that wrote them; run by tests/core/sql_expected/test_sql_expected_mor.py.
 
 Every expected value below is a literal worked out by applying the statements of the
 table's .sql file in order (the comments name the statement); none is computed from
