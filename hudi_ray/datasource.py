@@ -464,8 +464,8 @@ def read_hudi(
     if override_num_blocks is None:
         # Ray splits every task's output to reach its own default parallelism
         # when a read has fewer tasks; for a read capped by min_task_bytes the
-        # split blocks cost more than the parallelism gives (a quarter of the
-        # read of 20,000 small files). Asking for the capped count avoids that.
+        # split blocks cost more than the parallelism gives. Asking for the
+        # capped count avoids that.
         total = datasource.estimate_inmemory_data_size() or 0
         default = DataContext.get_current().read_op_min_num_blocks
         override_num_blocks = max(1, min(math.ceil(total / RAY_TUNABLES.min_task_bytes), default))

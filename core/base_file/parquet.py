@@ -178,7 +178,7 @@ class ParquetReader:
             self.storage.arrow_path(rel),
             filesystem=self.storage.arrow_fs,
             # Pre-buffering coalesces an object store's range requests; on a
-            # local disk it only adds its setup, half the read of a small file.
+            # local disk it only adds its setup, a large share of a small file's read.
             pre_buffer=not self.storage.is_local,
             metadata=metadata,
             read_dictionary=dictionaries,
