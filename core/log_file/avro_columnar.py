@@ -17,6 +17,7 @@ from collections.abc import Collection
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 _I32 = struct.Struct(">i")
@@ -328,7 +329,7 @@ def _validity(valid: np.ndarray | None) -> pa.Buffer | None:
     return pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
 
 
-def _scatter(values: np.ndarray, rows: np.ndarray | None, n: int, dtype: np.dtype) -> np.ndarray:
+def _scatter(values: np.ndarray, rows: np.ndarray | None, n: int, dtype: npt.DTypeLike) -> np.ndarray:
     """``values`` of ``rows`` (None: every row) spread over ``n`` rows, zeros elsewhere."""
     if rows is None:
         return values.astype(dtype, copy=False)

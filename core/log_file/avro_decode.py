@@ -28,7 +28,7 @@ from hudi_ray.core.schema import avro_to_arrow_schema, one_array
 try:  # numpy ships with pyarrow installs in practice; without it decimals take a slower path
     import numpy as np
 except ImportError:  # pragma: no cover
-    np = None
+    np = None  # type: ignore[assignment]
 
 _SYNC = os.urandom(16)
 _I32 = struct.Struct(">i")
@@ -102,7 +102,7 @@ class BlockDecoder:
         records = fastavro.reader(io.BytesIO(container))
         return self._to_arrow(records)
 
-    def _to_arrow(self, records: Iterator[dict[str, Any]]) -> pa.Table:
+    def _to_arrow(self, records: Iterator[Any]) -> pa.Table:
         raw = pa.Table.from_pylist(list(records), schema=self.raw_arrow)
         if not self.fast:
             return raw.cast(self.arrow)

@@ -51,7 +51,7 @@ def _delete_record_list_schema(value_field: Callable[[str], str]) -> dict[str, A
             {"name": "orderingVal", "type": ["null", *wrappers], "default": None},
         ],
     }
-    return fastavro.parse_schema(
+    return fastavro.parse_schema(  # type: ignore[return-value]  # a record schema parses to a dict
         {
             "type": "record",
             "name": "HoodieDeleteRecordList",
@@ -193,7 +193,7 @@ def decode_delete_columns_of(block: LogBlock) -> DeleteColumns:
 def decode_delete_block(block: LogBlock) -> DeleteRecords:
     payload = bytes(_delete_payload(block))
     try:
-        datum = fastavro.schemaless_reader(io.BytesIO(payload), _DELETE_DECODE_SCHEMA, None)
+        datum: Any = fastavro.schemaless_reader(io.BytesIO(payload), _DELETE_DECODE_SCHEMA, None)
     except Exception as exc:  # fastavro decode errors
         raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
     records = datum["deleteRecordList"]

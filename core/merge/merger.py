@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -184,7 +185,7 @@ def _ordering_array(values: Sequence[object] | pa.Array, ct: np.ndarray, dtype: 
         return (present if isinstance(present, pa.Array) else pa.array(present)).cast(dtype)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
         pass
-    out = []
+    out: list[Any] = []
     for v in present.to_pylist() if isinstance(present, pa.Array) else present:
         if v is None:
             out.append(None)
@@ -346,8 +347,9 @@ def decide_merge(base: pa.Table | None, logs: LogRecords, cfg: MergeConfig) -> M
     if not has_base:
         return MergeDecision(None if base is None else np.zeros(0, dtype=bool), np.sort(winners[emit]))
 
+    assert base is not None  # has_base
     matched = np.flatnonzero(codes.base >= 0)
-    base_keep = np.ones(base.num_rows, dtype=bool)
+    base_keep = np.ones(base.num_rows, dtype=np.bool_)
     if len(matched):
         matched_codes = codes.base[matched]
         old = base.select([f for f in cfg.ordering_fields if f in base.column_names])
