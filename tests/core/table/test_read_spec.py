@@ -119,7 +119,7 @@ def test_read_spec_splits_configs_and_resolves_the_read() -> None:
     assert spec.read_options.filters == [("a", "=", "1")]
     assert spec.columns == ["a"] and spec.num_partitions == 3 and spec.prefetch
     assert "secret" not in spec.shown_uri and "secret" not in repr(spec)
-    local = ReadSpec.of("/tmp/t", hudi_options={R.STREAM_BATCH_SIZE.value: "10"}, num_partitions="2", strings=True)
+    local = ReadSpec.of("/data/table", hudi_options={R.STREAM_BATCH_SIZE.value: "10"}, num_partitions="2", strings=True)
     assert (local.batch_size, local.num_partitions, local.prefetch) == (10, 2, False)
     assert local.read_options.query_type() is HudiQueryType.Snapshot
 
@@ -137,4 +137,4 @@ def test_read_spec_splits_configs_and_resolves_the_read() -> None:
 )
 def test_read_spec_rejects_bad_settings(kwargs: dict, match: str) -> None:
     with pytest.raises(HudiConfigError, match=match):
-        ReadSpec.of("/tmp/t", **kwargs)
+        ReadSpec.of("/data/table", **kwargs)
