@@ -44,6 +44,7 @@ import struct
 import subprocess
 import sys
 import time
+import types
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -59,6 +60,7 @@ import hudi_ray
 from hudi_ray.core.log_file import BlockType, read_log_blocks
 from hudi_ray.core.schema import avro_to_arrow_schema
 from hudi_ray.core.table import file_group_reader as fgr
+from hudi_ray.core.table import slice_merge
 from hudi_testkit import MorTableWriter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -289,15 +291,15 @@ class Phases:
     def installed(self) -> Iterator[None]:
         """Wrap what exists of the reader's steps; a step the reader no longer has is left out."""
         targets: list[tuple[Any, str, str]] = [
-            (fgr, "read_log_blocks", "log block framing (read_log_blocks)"),
-            (fgr, "decode_delete_columns_of", "delete block decoding"),
-            (fgr, "decide_merge", "merge decisions (decide_merge)"),
-            (fgr, "apply_merge", "merged rows (apply_merge)"),
+            (slice_merge, "read_log_blocks", "log block framing (read_log_blocks)"),
+            (slice_merge, "decode_delete_columns_of", "delete block decoding"),
+            (slice_merge, "decide_merge", "merge decisions (decide_merge)"),
+            (slice_merge, "apply_merge", "merged rows (apply_merge)"),
             (getattr(fgr, "HudiFileGroupReader", None), "_read_base", "base file reads (_read_base)"),
-            (getattr(fgr, "LogRecords", None), "add_data", "log rows into LogRecords (add_data)"),
+            (getattr(slice_merge, "LogRecords", None), "add_data", "log rows into LogRecords (add_data)"),
         ]
         saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets if hasattr(owner, name)]
-        decoders: dict[Any, Callable[..., Any]] = getattr(fgr, "DATA_DECODERS", {})
+        decoders: dict[Any, Callable[..., Any]] = getattr(slice_merge, "DATA_DECODERS", {})
         saved_decoders = dict(decoders)
         try:
             for owner, name, label in targets:
@@ -338,17 +340,52 @@ def _process_seconds(fn: Callable[[], Any], reps: int = 2) -> float:
 
 
 def _decode_all_avro_blocks(blocks: list[Any]) -> int:
-    decode = fgr.DATA_DECODERS[BlockType.AVRO_DATA]
+    decode = slice_merge.DATA_DECODERS[BlockType.AVRO_DATA]
     return sum(decode(block, None).num_rows for block in blocks)
 
 
-def merge_budget(path: Path) -> None:
-    """Serial CPU time of both reads and of Avro decoding alone, and the merge cost decoding alone implies."""
+# The revision whose numpy column-at-a-time decoder (core/log_file/avro_columnar.py)
+# the compiled one replaced: the "old" per-record cost is measured with it.
+OLD_DECODER_REVISION = "eb8176b"
+
+
+def _old_decoder(revision: str) -> Callable[[Any], int] | None:
+    """The old decoder's ``decoder_for(schema).decode`` of a whole block, loaded
+    from ``revision`` with git (its two modules, beside today's core); None
+    without git or the revision."""
+    repo = Path(__file__).resolve().parent.parent
+
+    def source(path: str) -> str | None:
+        done = subprocess.run(["git", "-C", str(repo), "show", f"{revision}:{path}"], capture_output=True, text=True)
+        return done.stdout if done.returncode == 0 else None
+
+    columnar_src, decode_src = source("core/log_file/avro_columnar.py"), source("core/log_file/avro_decode.py")
+    if columnar_src is None or decode_src is None:
+        return None
+    decode_src = decode_src.replace("from hudi_ray.core.log_file.avro_columnar import", "from old_avro_columnar import")
+    modules = {}
+    for name, text in (("old_avro_columnar", columnar_src), ("old_avro_decode", decode_src)):
+        module = sys.modules[name] = types.ModuleType(name)  # registered first: dataclasses look their module up
+        exec(compile(text, f"{name}.py", "exec"), module.__dict__)
+        modules[name] = module
+    old = modules["old_avro_decode"]
+
+    def decode(block: Any) -> int:
+        content = block.content
+        count = struct.unpack_from(">i", content, 4)[0]
+        return old.decoder_for(block.schema).decode(content, count, None).num_rows
+
+    return decode
+
+
+def merge_budget(path: Path, old_revision: str = OLD_DECODER_REVISION) -> None:
+    """Serial CPU time of both reads and of Avro decoding alone (the compiled
+    decoder and the old one), and the merge cost decoding alone implies."""
     uri = str(path)
     one_at_a_time = {"hoodie.read.file.slice.read.concurrency": "1"}
     ro_options = {**one_at_a_time, **RO}
     blocks = list(_avro_blocks(path))
-    records = _decode_all_avro_blocks(blocks)  # also a warm-up
+    records = _decode_all_avro_blocks(blocks)  # also a warm-up (and the first load of the compiled code)
     ro = _process_seconds(lambda: _read(hudi_ray, uri, ro_options))
     snapshot = _process_seconds(lambda: _read(hudi_ray, uri, one_at_a_time))
     decoding = _process_seconds(lambda: _decode_all_avro_blocks(blocks))
@@ -356,9 +393,20 @@ def merge_budget(path: Path) -> None:
     print(f"  {'read-optimized read':38} {ro:7.2f}s")
     print(f"  {'snapshot read':38} {snapshot:7.2f}s  ({snapshot / ro:.2f}x read-optimized)")
     per_record = 1e6 * decoding / max(records, 1)
-    print(f"  {f'Avro decoding alone ({records:,} records)':38} {decoding:7.2f}s  ({per_record:.2f} us/record)")
+    print(f"  {f'Avro decoding alone ({records:,} records)':38} {decoding:7.2f}s  ({per_record:.3f} us/record)")
     print(f"  {'rest of the merge':38} {snapshot - ro - decoding:7.2f}s")
     print(f"  merge cost if the rest cost nothing: {(ro + decoding) / ro:.2f}x")
+    old = _old_decoder(old_revision)
+    if old is None:
+        print(f"  (the old decoder of revision {old_revision} is not available: no per-record comparison)")
+        return
+    sum(old(b) for b in blocks)  # warm-up
+    old_seconds = _process_seconds(lambda: sum(old(b) for b in blocks))
+    old_per_record = 1e6 * old_seconds / max(records, 1)
+    print(
+        f"  per-record decode cost, every column of every Avro block: compiled {per_record:.3f} us, "
+        f"old numpy decoder ({old_revision}) {old_per_record:.3f} us: {old_per_record / per_record:.1f}x faster"
+    )
 
 
 def avro_decode_split(path: Path) -> tuple[float, float, int]:
@@ -441,6 +489,9 @@ def main() -> None:
     )
     parser.add_argument("--memory", action="store_true", help="only print the peak RSS of read and read_stream")
     parser.add_argument("--memory-child", choices=("imports", "read", "read_stream"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--old-decoder", default=OLD_DECODER_REVISION, help="revision of the old Avro decoder to compare decoding with"
+    )
     args = parser.parse_args()
     if args.memory_child:
         memory_child((args.dir or DEFAULT_DIR).resolve() / "table", args.memory_child)
@@ -481,7 +532,7 @@ def main() -> None:
     theirs_p = medians[f"(h) hudi-rs snapshot read of {len(PROJECTION)} cols"]
     print(f"snapshot read of {PROJECTION} ratio hudi_ray / hudi-rs: {theirs_p / ours_p:.2f}x")
     memory(path)
-    merge_budget(path)
+    merge_budget(path, args.old_decoder)
     if ours > theirs or args.profile:
         profile(path, ours)
 

@@ -102,9 +102,9 @@ def _avro_decoder(block: LogBlock) -> BlockDecoder:
 
 def decode_avro_block(block: LogBlock, columns: Collection[str] | None = None) -> pa.Table:
     """Records of an Avro data block, in the block's writer schema: of its
-    fields, those in ``columns`` (None: all), which flat schemas decode alone."""
+    fields, those in ``columns`` (None: all), the others only stepped over."""
     decoder = _avro_decoder(block)
-    content = block.content  # the decoders copy what they keep
+    content = block.content  # the decoder copies what it keeps
     try:
         version = _I32.unpack_from(content, 0)[0]
         count = _I32.unpack_from(content, 4)[0]
@@ -119,10 +119,7 @@ def decode_avro_block(block: LogBlock, columns: Collection[str] | None = None) -
             f"{block.where()} declares {count} records in {len(content)} bytes of content (offset 4 of the content)"
         )
     try:
-        data = decoder.decode(content, count, columns)
-        if columns is not None and any(n not in columns for n in data.column_names):
-            data = data.select([n for n in data.column_names if n in columns])
-        return data
+        return decoder.decode(content, count, columns)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise HudiSchemaError(f"Records of {block.where()} do not fit its schema: {exc}") from exc
     except Exception as exc:  # struct, EOF and fastavro decode errors

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_ray.core.log_file.compiled import load
 from hudi_ray.core.merge.config import MergeConfig, MergeMode
 from hudi_ray.core.schema import conform_table, one_array
 
@@ -143,7 +144,7 @@ class LogRecords:
                 if hi - lo == n:
                     out.append(data)
                 elif 2 * (hi - lo) > n:
-                    # Most of the block: Arrow's filter copies kept runs, about a fifth faster than a gather.
+                    # Most of the block: Arrow's filter copies kept runs, cheaper than a gather.
                     keep = np.zeros(n, dtype=bool)
                     keep[seqs[lo:hi] - start] = True
                     out.append(data.filter(pa.array(keep)))
@@ -241,14 +242,38 @@ class _KeyCodes:
 
 
 def _key_codes(log_keys: pa.Array, base_keys: pa.Array | None) -> _KeyCodes:
-    encoded = pc.dictionary_encode(log_keys, null_encoding="encode")
-    base = np.zeros(0, dtype=np.int64)
-    if base_keys is not None:
-        found = pc.index_in(base_keys, encoded.dictionary, skip_nulls=False)
-        base = found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    return _KeyCodes(
-        log=encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), base=base, count=len(encoded.dictionary)
-    )
+    """Codes of the keys, as ``dictionary_encode`` of the log's keys (nulls
+    one code) and ``index_in`` of the base's in its dictionary would give them."""
+    kernels = load("hudi_ray.core.merge.key_kernels")
+    log = _codes(len(log_keys))
+    base = _codes(0 if base_keys is None else len(base_keys))
+    count = kernels.match_keys(*_string_buffers(log_keys), *_string_buffers(base_keys), log, base)
+    return _KeyCodes(log=log, base=base, count=count)
+
+
+_NO_BYTES = np.zeros(0, dtype=np.uint8)
+
+
+def _codes(n: int) -> np.ndarray:
+    """An int64 array of ``n`` in memory of Arrow's pool, which reuses freed pages instead of faulting in fresh ones."""
+    return np.frombuffer(pa.allocate_buffer(8 * n), dtype=np.int64)
+
+
+def _string_buffers(keys: pa.Array | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(offsets as int64, data bytes, validity as a byte per key or empty when
+    no key is null) of text or binary keys; none at all for None."""
+    if keys is None:
+        return np.zeros(1, dtype=np.int64), _NO_BYTES, _NO_BYTES
+    if not (pa.types.is_string(keys.type) or pa.types.is_large_string(keys.type) or pa.types.is_binary(keys.type)):
+        keys = keys.cast(pa.large_string())
+    _, offsets, data = keys.buffers()
+    width = np.int64 if pa.types.is_large_string(keys.type) else np.int32
+    n = len(keys)
+    starts = np.frombuffer(offsets, dtype=width, count=n + 1, offset=keys.offset * np.dtype(width).itemsize)
+    valid = _NO_BYTES
+    if keys.null_count:
+        valid = np.asarray(keys.is_valid().to_numpy(zero_copy_only=False), dtype=np.uint8)
+    return starts.astype(np.int64), _NO_BYTES if data is None else np.frombuffer(data, dtype=np.uint8), valid
 
 
 def _winner_rows(narrow: pa.Table, codes: _KeyCodes, cfg: MergeConfig) -> np.ndarray:
