@@ -25,8 +25,9 @@ every other merge step (key lookups, filtering the base, deletes) cost nothing.
 When hudi-ray's snapshot read is slower than hudi-rs's (or with
 ``--profile``), the slices are read once more, serially, under cProfile, and
 the time is broken down into phases: base file reads, log block framing, Avro
-decoding (fastavro record by record, then ``Table.from_pylist``), delete
-blocks and merging. Not a test: numbers depend on the machine.
+decoding (the compiled decoder), delete blocks and merging, next to what plain
+record-by-record decoding (fastavro, then ``Table.from_pylist``) of the same
+records costs. Not a test: numbers depend on the machine.
 """
 
 from __future__ import annotations
