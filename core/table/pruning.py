@@ -27,6 +27,7 @@ from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.table.explain import PlanExplain
 from hudi_ray.core.table.record_index import RecordIndexGuard
+from hudi_ray.core.table.secondary_index import SecondaryIndexes, SecondaryIndexVerdict
 from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)
@@ -131,6 +132,33 @@ class RecordIndexPruner:
             return items
         explain.add("record index", _partitions_of(kept), len(kept))
         return kept
+
+
+class SecondaryIndexPruner:
+    """Only the file groups holding the rows of ``col = x`` / ``col IN (...)`` filters
+    on a column with a secondary index, when the indexes may decide (see
+    ``secondary_index``); the explain says which indexes chose, or why every file
+    was kept."""
+
+    def __init__(self, indexes: SecondaryIndexes, filters: list[Filter], schema: pa.Schema) -> None:
+        self._indexes = indexes
+        self._filters = filters
+        self._schema = schema
+
+    def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
+        try:
+            if not self._indexes.applies(self._filters):
+                return items
+            verdict = self._indexes.prune(items, self._filters, self._schema)
+        except (HudiCorruptFileError, HudiFileNotFoundError) as exc:
+            log.warning("Not pruning by the metadata table's secondary indexes: %s", exc)
+            verdict = SecondaryIndexVerdict(items, (), f"an index file is damaged or missing: {exc}")
+        explain.add("secondary index", _partitions_of(verdict.slices), len(verdict.slices))
+        if verdict.used:
+            explain.note(f"secondary index: looked up in {', '.join(verdict.used)}")
+        if verdict.kept_because:
+            explain.note(f"secondary index kept every file: {verdict.kept_because}")
+        return verdict.slices
 
 
 class FooterStatsPruner:
