@@ -344,6 +344,32 @@ class MetadataTable:
                 out.setdefault((partition, cs.get("fileName") or ""), {})[column] = stats
         return out
 
+    def column_stats_of_files(
+        self, columns: Iterable[str], files: Iterable[tuple[str, str]], schema: pa.Schema
+    ) -> dict[tuple[str, str], dict[str, ColumnStats]]:
+        """Like ``column_stats``, for the given (partition, file name) pairs only: looked up
+        by exact keys, so a handful of files does not cost a scan of their partitions.
+        Files the key lookup misses (an index whose file groups split keys another way)
+        are looked for by scanning their partitions."""
+        cols = [c for c in columns if schema.get_field_index(c) >= 0]
+        if not cols or not self.has(COLUMN_STATS):
+            return {}
+        wanted = {hashing.column_stats_key(c, p, n): (c, p, n) for c in cols for p, n in files}
+        out: dict[tuple[str, str], dict[str, ColumnStats]] = {}
+        for key, rec in self.records(COLUMN_STATS, keys=list(wanted)).items():
+            column, partition, name = wanted[key]
+            cs = rec.get("ColumnStatsMetadata") or {}
+            stats = to_column_stats(rec, schema.field(column).type)
+            if cs.get("columnName") == column and stats is not None:
+                out.setdefault((partition, name), {})[column] = stats
+        missed = {(p, n) for _, p, n in wanted.values() if not set(cols) <= out.get((p, n), {}).keys()}
+        if missed:
+            for where, by_column in self.column_stats(cols, {p for p, _ in missed}, schema).items():
+                if where in missed:
+                    for column, stats in by_column.items():
+                        out.setdefault(where, {}).setdefault(column, stats)
+        return out
+
     def partition_stats(self, columns: Iterable[str], schema: pa.Schema) -> dict[str, dict[str, ColumnStats]]:
         """partition -> column -> stats."""
         cols = [c for c in columns if schema.get_field_index(c) >= 0]

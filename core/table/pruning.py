@@ -44,6 +44,15 @@ def _partitions_of(slices: Sequence[HudiFileSlice]) -> int:
     return len({s.partition_path for s in slices})
 
 
+def _file_names(s: HudiFileSlice) -> list[str]:
+    return ([s.base_file_name] if s.base_file_name else []) + list(s.log_file_names)
+
+
+# Column stats of at most this many (file, column) pairs are looked up by key; more
+# are found by scanning their partitions' stats, which reads each stats file once.
+_EXACT_STATS_KEYS = 512
+
+
 def index_or_none(index: str, prune: Callable[[], T]) -> T | None:
     """An index's verdict, or None when its files are damaged or missing: pruning
     is an optimisation, so the read goes on without it (as Apache Hudi falls
@@ -219,11 +228,14 @@ class ColumnStatsPruner:
             return None
         schema = self._schema
         columns = {f.field for f in self._filters}
-        stats = self._mdt.column_stats(columns, {s.partition_path for s in slices}, schema)
+        files = [(s.partition_path, n) for s in slices for n in _file_names(s)]
+        if len(files) * len(columns) <= _EXACT_STATS_KEYS:
+            stats = self._mdt.column_stats_of_files(columns, files, schema)
+        else:
+            stats = self._mdt.column_stats(columns, {s.partition_path for s in slices}, schema)
 
         def keep(s: HudiFileSlice) -> bool:
-            names = ([s.base_file_name] if s.base_file_name else []) + list(s.log_file_names)
-            for name in names:
+            for name in _file_names(s):
                 file_stats = stats.get((s.partition_path, name))
                 # A file the index does not cover, or a column it lacks, may hold anything.
                 if file_stats is None or not columns <= file_stats.keys():
