@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 
 from hudi_ray.core.config import TableConfig
-from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiUnsafePathError
+from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiUnsafePathError
 from hudi_ray.core.expr.stats import ColumnStats
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, snapshot_visibility
 from hudi_ray.core.hfile import HFileReader
@@ -390,7 +390,12 @@ class MetadataTable:
 
     def partition_exists(self, partition: str) -> bool:
         """True when the partition is listed as complete and has file groups."""
-        return self.has(partition) and bool(self._file_slices(partition))
+        if not self.has(partition):
+            return False
+        try:
+            return bool(self._file_slices(partition))
+        except HudiFileNotFoundError:
+            return False  # listed, but its folder is gone
 
     def secondary_index_keys(self, index: SecondaryIndexDefinition, values: Iterable[str]) -> dict[str, set[str]]:
         """Stored value -> the record keys whose rows hold it, by the secondary index

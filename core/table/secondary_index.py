@@ -167,6 +167,8 @@ class SecondaryIndexes:
         """(partition, file id) of the slices that can hold the values, or why it is not known."""
         found = self._mdt.secondary_index_keys(index, stored)
         keys = frozenset(k for ks in found.values() for k in ks)
+        if self._guard.value_suspects() is None:
+            return "instants were archived: not every write that may have copied keys is known"
         second_copy = "a write may have given keys a second copy the indexes do not name"
         if keys:
             field = self._guard.key_filter_field

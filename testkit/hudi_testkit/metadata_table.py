@@ -19,8 +19,8 @@ file and readers never merge MDT records. Partitions:
   the epoch millis of the commit that wrote it; record keys must be unique
   across partitions, as the index is global;
 * ``secondary_index_<name>`` (with the record index): one record per row, keyed
-  by the row's escaped column value, ``$`` and its escaped record key (``\``
-  escapes ``\``, ``$`` and NUL; a null value is a lone NUL), payload
+  by the row's escaped column value, ``$`` and its escaped record key (a backslash
+  escapes a backslash, ``$`` and NUL; a null value is a lone NUL), payload
   ``isDeleted``; values are rendered as Java renders them (strings as they are,
   integers in decimal, dates as day numbers). Each is declared in the index
   definitions file as an identity index over its column.
