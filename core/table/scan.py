@@ -36,8 +36,8 @@ from hudi_ray.core.table.pruning import (
 )
 from hudi_ray.core.table.read_options import HudiQueryType
 from hudi_ray.core.table.record_index import RecordIndexGuard
-from hudi_ray.core.table.secondary_index import SecondaryIndexes
 from hudi_ray.core.table.request import ReadRequest
+from hudi_ray.core.table.secondary_index import SecondaryIndexes
 
 log = logging.getLogger(__name__)
 

@@ -56,7 +56,8 @@ def _holding(table: HudiTable, column: str, values: list[str]) -> set[tuple[str,
     out = set()
     for s in table.get_file_slices():
         batch = reader.read_file_slice(s)
-        if batch.num_rows and pc.any(pc.is_in(batch[column], value_set=pa.array(values).cast(batch[column].type))).as_py():
+        wanted = pa.array(values).cast(batch.schema.field(column).type)
+        if batch.num_rows and pc.any(pc.is_in(batch[column], value_set=wanted)).as_py():
             out.add((s.partition_path, s.file_id))
     return out
 
