@@ -1,6 +1,7 @@
-"""Data skipping with the metadata table: the partition stats blog's experiment, at this machine's scale.
+"""Data skipping with the metadata table: the partition stats blog's experiment, at this machine's scale,
+and point lookups through a secondary index.
 
-    python benchmarks/data_skipping.py [--files N] [--rows-per-file R] [--dir D] [--reps K]
+    python benchmarks/data_skipping.py [--case zip|secondary|all] [--files N] [--rows-per-file R] [--dir D] [--reps K]
 
 A table of US shipping addresses partitioned by state (50 partitions), zip
 codes clustered by state and sorted within it, so each state's base files
@@ -15,6 +16,15 @@ Files read come from ``explain()``; runtimes are medians of interleaved runs,
 each opening the table as a user's query would. Planning
 (``get_file_slices`` with the filter) is timed against hudi-rs on the same
 table and filter. Not a test: numbers depend on the machine.
+
+The secondary-index case (``--case secondary``) writes a table of at least 2,000
+file groups (``--files``) whose ``merchant`` values are spread at random over the
+files, so column stats cannot prune, with a secondary index on ``merchant`` and
+an unindexed copy of the column, ``merchant_plain``. ``merchant = v`` and
+``merchant IN (v1..v10)`` run against the same filters on ``merchant_plain``
+(the metadata table's other indexes only): files read, the minimum (the file
+groups that hold the values, from the data), query time and planning time,
+side by side.
 """
 
 from __future__ import annotations
@@ -43,7 +53,21 @@ import pyarrow.parquet as pq
 import hudi_ray
 from hudi_testkit import CowTableSpec, CowTableWriter, MetadataTableOptions
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import Case, interleaved, medians
+
 DEFAULT_DIR = Path(__file__).resolve().parent / ".data" / "data_skipping"
+SECONDARY_DIR = Path(__file__).resolve().parent / ".data" / "data_skipping_secondary"
+ROWS_PER_MERCHANT = 5
+SECONDARY_SCHEMA = pa.schema(
+    [
+        pa.field("txn_id", pa.string(), nullable=False),
+        pa.field("merchant", pa.string()),
+        pa.field("merchant_plain", pa.string()),
+        pa.field("amount", pa.float64()),
+    ]
+)
 ZIP = "10001"
 FILTER = [("zip_code", "=", ZIP)]
 COMMITS = 5  # the states are written in this many commits
@@ -155,16 +179,127 @@ def median_times(cases: dict[str, Callable[[], object]], reps: int) -> dict[str,
     return {n: statistics.median(t) for n, t in times.items()}
 
 
+# -- secondary index ------------------------------------------------------------------------------
+
+
+def prepare_secondary(path: Path, files: int, rows_per_file: int) -> None:
+    """One commit of ``files`` file groups; each merchant's rows land in random files."""
+    params = {"files": files, "rows_per_file": rows_per_file, "rows_per_merchant": ROWS_PER_MERCHANT}
+    marker = path / "benchmark.json"
+    if marker.is_file() and json.loads(marker.read_text()) == params:
+        print(f"Reusing the table at {path}")
+        return
+    if path.exists():
+        shutil.rmtree(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = files * rows_per_file
+    rng = np.random.default_rng(31)
+    merchants = rng.permutation(np.arange(rows) // ROWS_PER_MERCHANT)
+    names = pc.binary_join_element_wise(
+        "merchant-", pc.utf8_lpad(pc.cast(pa.array(merchants), pa.string()), 7, "0"), ""
+    )
+    ids = pc.binary_join_element_wise("txn-", pc.utf8_lpad(pc.cast(pa.array(np.arange(rows)), pa.string()), 9, "0"), "")
+    table = pa.table(
+        {"txn_id": ids, "merchant": names, "merchant_plain": names, "amount": pa.array(rng.uniform(1, 500, rows))},
+        schema=SECONDARY_SCHEMA,
+    )
+    spec = CowTableSpec("merchant_txns", "txn_id", None, None, table_version=9)
+    options = MetadataTableOptions(secondary_indexes=(("merchant_idx", "merchant"),))
+    started = time.perf_counter()
+    writer = CowTableWriter.create(path, spec, SECONDARY_SCHEMA, rows_per_file=rows_per_file, metadata_table=options)
+    result = writer.upsert(table)
+    print(f"Wrote {rows:,} rows in {len(result.files):,} files in {time.perf_counter() - started:.1f}s to {path}")
+    marker.write_text(json.dumps(params))
+
+
+def holding_files(path: Path, values: list[str]) -> int:
+    """File groups whose rows hold one of ``values``: no index can read fewer."""
+    table = pa.Table.from_batches(
+        hudi_ray.HudiTableBuilder.from_base_uri(str(path))
+        .build()
+        .read(hudi_ray.HudiReadOptions(projection=["_hoodie_file_name", "merchant_plain"]))
+    )
+    hit = table.filter(pc.is_in(table["merchant_plain"], pa.array(values)))
+    return len(set(hit["_hoodie_file_name"].to_pylist()))
+
+
+def secondary_case(args: argparse.Namespace) -> None:
+    path = (args.dir or SECONDARY_DIR).resolve()
+    files = max(args.files, 2000)
+    rows_per_file = min(args.rows_per_file, 50)
+    prepare_secondary(path, files, rows_per_file)
+    uri = str(path)
+    merchants = (files * rows_per_file) // ROWS_PER_MERCHANT
+    picks = [f"merchant-{m:07d}" for m in np.random.default_rng(7).choice(merchants, 10, replace=False)]
+    queries = {"= v": ("=", picks[0], picks[:1]), "IN (v1..v10)": ("IN", ",".join(picks), picks)}
+
+    def table() -> hudi_ray.HudiTable:
+        return hudi_ray.HudiTableBuilder.from_base_uri(uri).build()
+
+    print(
+        f"\n{files:,} file groups, {rows_per_file} rows per file, {ROWS_PER_MERCHANT} rows per merchant at random; "
+        f"{os.cpu_count()} CPUs; {args.reps} repetitions"
+    )
+    for label, (op, value, wanted) in queries.items():
+        indexed = hudi_ray.HudiReadOptions(filters=[("merchant", op, value)], projection=["txn_id", "merchant"])
+        plain = hudi_ray.HudiReadOptions(filters=[("merchant_plain", op, value)], projection=["txn_id", "merchant"])
+        expected = ROWS_PER_MERCHANT * len(wanted)
+        plan_indexed, plan_plain = table().explain(indexed), table().explain(plain)
+        minimum = holding_files(path, wanted)
+        print(f"\nQuery merchant {label} ({expected} matching rows)")
+        print(plan_indexed)
+        print("Files read")
+        print(f"  minimum (file groups holding the values)      {minimum:>6,}")
+        print(f"  with the secondary index                      {plan_indexed.file_slices:>6,}")
+        print(f"  without it (unindexed copy of the column)     {plan_plain.file_slices:>6,}")
+        reused = table()
+        reused.read(indexed), reused.read(plain)  # the reused table's caches filled once
+
+        def rows(t: hudi_ray.HudiTable, o: hudi_ray.HudiReadOptions) -> int:
+            return sum(b.num_rows for b in t.read(o))
+
+        times = medians(
+            interleaved(
+                [
+                    Case("read, with the index", lambda o=indexed: rows(table(), o), expected),
+                    Case("read, without it", lambda o=plain: rows(table(), o), expected),
+                    Case("read reused, with the index", lambda o=indexed, t=reused: rows(t, o), expected),
+                    Case("read reused, without it", lambda o=plain, t=reused: rows(t, o), expected),
+                    Case("plan, with the index", lambda o=indexed: len(table().get_file_slices(o))),
+                    Case("plan, without it", lambda o=plain: len(table().get_file_slices(o))),
+                ],
+                args.reps,
+                warm_up=True,
+            )
+        )
+        print("Runtime (median; table opened in each run, or one table reused)")
+        for name, seconds in times.items():
+            print(f"  {name:<30} {seconds * 1000:9.1f} ms")
+        read = times["read, without it"] / times["read, with the index"]
+        again = times["read reused, without it"] / times["read reused, with the index"]
+        plan = times["plan, without it"] / times["plan, with the index"]
+        print(f"  read without / with the index: {read:.1f}x (table opened), {again:.1f}x (table reused)")
+        print(f"  planning without / with the index: {plan:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--case", choices=("zip", "secondary", "all"), default="all")
     parser.add_argument(
         "--files", type=int, default=2100, help="base files in all (at least 2000 for the blog's shape)"
     )
     parser.add_argument("--rows-per-file", type=int, default=200)
-    parser.add_argument("--dir", type=Path, default=DEFAULT_DIR)
+    parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument("--reps", type=int, default=7)
     args = parser.parse_args()
-    path = args.dir.resolve()  # hudi-rs needs an absolute path
+    if args.case in ("secondary", "all"):
+        secondary_case(args)
+    if args.case in ("zip", "all"):
+        zip_case(args)
+
+
+def zip_case(args: argparse.Namespace) -> None:
+    path = (args.dir or DEFAULT_DIR).resolve()  # hudi-rs needs an absolute path
     uri = str(path)
     prepare(path, args.files, args.rows_per_file)
 

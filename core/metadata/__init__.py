@@ -1,7 +1,8 @@
-"""Metadata table: partitions and files, column and partition stats, record index."""
+"""Metadata table: partitions and files, column and partition stats, record and secondary indexes."""
 
 from hudi_ray.core.metadata.hashing import column_stats_key, file_group_index, partition_stats_key
 from hudi_ray.core.metadata.records import RecordLocation
+from hudi_ray.core.metadata.secondary_index import SECONDARY_INDEX_PREFIX, SecondaryIndexDefinition
 from hudi_ray.core.metadata.table import COLUMN_STATS, FILES, PARTITION_STATS, RECORD_INDEX, MetadataTable
 
 __all__ = [
@@ -11,6 +12,8 @@ __all__ = [
     "RECORD_INDEX",
     "MetadataTable",
     "RecordLocation",
+    "SECONDARY_INDEX_PREFIX",
+    "SecondaryIndexDefinition",
     "column_stats_key",
     "file_group_index",
     "partition_stats_key",

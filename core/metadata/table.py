@@ -14,13 +14,13 @@ from typing import Any
 import pyarrow as pa
 
 from hudi_ray.core.config import TableConfig
-from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiUnsafePathError
+from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiUnsafePathError
 from hudi_ray.core.expr.stats import ColumnStats
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, snapshot_visibility
 from hudi_ray.core.hfile import HFileReader
 from hudi_ray.core.log_file import BlockType, LogBlock, LogScanner, read_log_blocks
 from hudi_ray.core.log_file.content import decode_delete_block
-from hudi_ray.core.metadata import hashing
+from hudi_ray.core.metadata import hashing, secondary_index
 from hudi_ray.core.metadata.records import (
     ALL_PARTITIONS_KEY,
     NON_PARTITIONED,
@@ -36,6 +36,7 @@ from hudi_ray.core.metadata.records import (
     record_location,
     to_column_stats,
 )
+from hudi_ray.core.metadata.secondary_index import SecondaryIndexDefinition
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.storage.paths import check_file_name, check_metadata_path
@@ -246,9 +247,17 @@ class MetadataTable:
         return LogScanner(self._valid.sees).scan(blocks)
 
     def records(
-        self, partition: str, keys: Iterable[str] | None = None, prefixes: Iterable[str] | None = None
+        self,
+        partition: str,
+        keys: Iterable[str] | None = None,
+        prefixes: Iterable[str] | None = None,
+        routed_prefixes: bool = False,
     ) -> dict[str, dict[str, Any]]:
-        """Live records of an MDT partition (all, or by exact keys, or by key prefixes)."""
+        """Live records of an MDT partition (all, or by exact keys, or by key prefixes).
+
+        ``routed_prefixes``: each prefix's records sit in the file group the prefix
+        itself hashes to (so only those are read), as in version 2 secondary indexes.
+        """
         slices = self._file_slices(partition)
         if not slices:
             return {}
@@ -259,6 +268,11 @@ class MetadataTable:
             for k in keys:
                 by_group.setdefault(hashing.file_group_index(k, len(slices)), set()).add(k)
             work = [(slices[i], ks, None) for i, ks in by_group.items()]
+        elif prefixes is not None and routed_prefixes:
+            by_prefix: dict[int, list[str]] = {}
+            for p in prefixes:
+                by_prefix.setdefault(hashing.file_group_index(p, len(slices)), []).append(p)
+            work = [(slices[i], None, tuple(ps)) for i, ps in sorted(by_prefix.items())]
         else:
             pre = tuple(prefixes) if prefixes is not None else None
             work = [(s, None, pre) for s in slices]
@@ -330,6 +344,32 @@ class MetadataTable:
                 out.setdefault((partition, cs.get("fileName") or ""), {})[column] = stats
         return out
 
+    def column_stats_of_files(
+        self, columns: Iterable[str], files: Iterable[tuple[str, str]], schema: pa.Schema
+    ) -> dict[tuple[str, str], dict[str, ColumnStats]]:
+        """Like ``column_stats``, for the given (partition, file name) pairs only: looked up
+        by exact keys, so a handful of files does not cost a scan of their partitions.
+        Files the key lookup misses (an index whose file groups split keys another way)
+        are looked for by scanning their partitions."""
+        cols = [c for c in columns if schema.get_field_index(c) >= 0]
+        if not cols or not self.has(COLUMN_STATS):
+            return {}
+        wanted = {hashing.column_stats_key(c, p, n): (c, p, n) for c in cols for p, n in files}
+        out: dict[tuple[str, str], dict[str, ColumnStats]] = {}
+        for key, rec in self.records(COLUMN_STATS, keys=list(wanted)).items():
+            column, partition, name = wanted[key]
+            cs = rec.get("ColumnStatsMetadata") or {}
+            stats = to_column_stats(rec, schema.field(column).type)
+            if cs.get("columnName") == column and stats is not None:
+                out.setdefault((partition, name), {})[column] = stats
+        missed = {(p, n) for _, p, n in wanted.values() if not set(cols) <= out.get((p, n), {}).keys()}
+        if missed:
+            for where, by_column in self.column_stats(cols, {p for p, _ in missed}, schema).items():
+                if where in missed:
+                    for column, stats in by_column.items():
+                        out.setdefault(where, {}).setdefault(column, stats)
+        return out
+
     def partition_stats(self, columns: Iterable[str], schema: pa.Schema) -> dict[str, dict[str, ColumnStats]]:
         """partition -> column -> stats."""
         cols = [c for c in columns if schema.get_field_index(c) >= 0]
@@ -346,6 +386,32 @@ class MetadataTable:
             if stats is not None:
                 partition = cs.get("fileName") or ""
                 out.setdefault("" if partition == NON_PARTITIONED else partition, {})[column] = stats
+        return out
+
+    def partition_exists(self, partition: str) -> bool:
+        """True when the partition is listed as complete and has file groups."""
+        if not self.has(partition):
+            return False
+        try:
+            return bool(self._file_slices(partition))
+        except HudiFileNotFoundError:
+            return False  # listed, but its folder is gone
+
+    def secondary_index_keys(self, index: SecondaryIndexDefinition, values: Iterable[str]) -> dict[str, set[str]]:
+        """Stored value -> the record keys whose rows hold it, by the secondary index
+        ``index``; pairs deleted since (tombstones in later logs) are left out."""
+        prefixes = {secondary_index.value_prefix(v): v for v in values}
+        out: dict[str, set[str]] = {v: set() for v in prefixes.values()}
+        if not prefixes:
+            return out
+        found = self.records(index.partition, prefixes=sorted(prefixes), routed_prefixes=index.routed_by_value)
+        for key, rec in found.items():
+            if (rec.get("SecondaryIndexMetadata") or {}).get("isDeleted"):
+                continue
+            escaped, record_key = secondary_index.split_key(key)
+            value = prefixes.get(escaped + secondary_index.SEPARATOR)
+            if value is not None:
+                out[value].add(record_key)
         return out
 
     def record_locations(self, keys: Iterable[str]) -> dict[str, RecordLocation]:

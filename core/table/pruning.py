@@ -27,6 +27,7 @@ from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.table.explain import PlanExplain
 from hudi_ray.core.table.record_index import RecordIndexGuard
+from hudi_ray.core.table.secondary_index import SecondaryIndexes, SecondaryIndexVerdict
 from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,15 @@ class Pruner(Protocol[Item]):
 
 def _partitions_of(slices: Sequence[HudiFileSlice]) -> int:
     return len({s.partition_path for s in slices})
+
+
+def _file_names(s: HudiFileSlice) -> list[str]:
+    return ([s.base_file_name] if s.base_file_name else []) + list(s.log_file_names)
+
+
+# Column stats of at most this many (file, column) pairs are looked up by key; more
+# are found by scanning their partitions' stats, which reads each stats file once.
+_EXACT_STATS_KEYS = 512
 
 
 def index_or_none(index: str, prune: Callable[[], T]) -> T | None:
@@ -133,6 +143,33 @@ class RecordIndexPruner:
         return kept
 
 
+class SecondaryIndexPruner:
+    """Only the file groups holding the rows of ``col = x`` / ``col IN (...)`` filters
+    on a column with a secondary index, when the indexes may decide (see
+    ``secondary_index``); the explain says which indexes chose, or why every file
+    was kept."""
+
+    def __init__(self, indexes: SecondaryIndexes, filters: list[Filter], schema: pa.Schema) -> None:
+        self._indexes = indexes
+        self._filters = filters
+        self._schema = schema
+
+    def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
+        try:
+            if not self._indexes.applies(self._filters):
+                return items
+            verdict = self._indexes.prune(items, self._filters, self._schema)
+        except (HudiCorruptFileError, HudiFileNotFoundError) as exc:
+            log.warning("Not pruning by the metadata table's secondary indexes: %s", exc)
+            verdict = SecondaryIndexVerdict(items, (), f"an index file is damaged or missing: {exc}")
+        explain.add("secondary index", _partitions_of(verdict.slices), len(verdict.slices))
+        if verdict.used:
+            explain.note(f"secondary index: looked up in {', '.join(verdict.used)}")
+        if verdict.kept_because:
+            explain.note(f"secondary index kept every file: {verdict.kept_because}")
+        return verdict.slices
+
+
 class FooterStatsPruner:
     """Base-file-only slices whose Parquet footer proves no row matches.
 
@@ -191,11 +228,14 @@ class ColumnStatsPruner:
             return None
         schema = self._schema
         columns = {f.field for f in self._filters}
-        stats = self._mdt.column_stats(columns, {s.partition_path for s in slices}, schema)
+        files = [(s.partition_path, n) for s in slices for n in _file_names(s)]
+        if len(files) * len(columns) <= _EXACT_STATS_KEYS:
+            stats = self._mdt.column_stats_of_files(columns, files, schema)
+        else:
+            stats = self._mdt.column_stats(columns, {s.partition_path for s in slices}, schema)
 
         def keep(s: HudiFileSlice) -> bool:
-            names = ([s.base_file_name] if s.base_file_name else []) + list(s.log_file_names)
-            for name in names:
+            for name in _file_names(s):
                 file_stats = stats.get((s.partition_path, name))
                 # A file the index does not cover, or a column it lacks, may hold anything.
                 if file_stats is None or not columns <= file_stats.keys():

@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -37,7 +38,7 @@ from hudi_ray.core.config.keys import HudiTableConfig as K
 from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.expr.stats import ColumnStats, may_match
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.metadata import COLUMN_STATS, RECORD_INDEX, MetadataTable
+from hudi_ray.core.metadata import COLUMN_STATS, RECORD_INDEX, MetadataTable, RecordLocation
 from hudi_ray.core.metadata.hashing import column_stats_key
 from hudi_ray.core.metadata.records import to_column_stats
 from hudi_ray.core.storage import Storage
@@ -132,6 +133,41 @@ def suspect_files(
     return out
 
 
+def value_suspect_files(
+    storage: Storage, config: TableConfig, timeline: HudiTimeline, mdt: MetadataTable
+) -> dict[str, set[str]] | None:
+    """partition -> names of files whose column values a secondary index may not pair
+    with the record index's location of their key; None when not every write is known.
+
+    A second copy of a key, and every later write to the file group holding it, can
+    change what the secondary index holds for that key while the record index names
+    the other copy: an update of the copy (the index drops the old value's pair, which
+    the other copy may still hold) or its removal. So these are every file written
+    into a file group that ever took a suspect file, following clustering, which
+    moves a file group's records into new ones.
+    """
+    suspects = suspect_files(storage, config, timeline, mdt)
+    if suspects is None:
+        return None
+    names = {(p, n) for p, ns in suspects.items() for n in ns}
+    tainted: set[tuple[str, str]] = set()
+    out: dict[str, set[str]] = {}
+    for instant in timeline.data_instants:
+        stats = timeline.write_stats(instant)
+        replaced = timeline.replaced_file_ids(instant)
+        if any((p, f) in tainted for p, ids in replaced.items() for f in ids):
+            # The replaced groups' records may now be in any group this instant wrote.
+            tainted |= {(stat["partitionPath"], stat.get("fileId") or "") for stat in stats}
+        for stat in stats:
+            group = (stat["partitionPath"], stat.get("fileId") or "")
+            name = stat["path"].rsplit("/", 1)[-1]
+            if (group[0], name) in names:
+                tainted.add(group)
+            if group in tainted:
+                out.setdefault(group[0], set()).add(name)
+    return out
+
+
 # -- which keys a filter names --------------------------------------------------------
 
 
@@ -218,16 +254,34 @@ class RecordIndexGuard:
         self._timeline = timeline
         self._mdt = mdt
         self._lock = FreshLock()
-        self._suspects: dict[str, set[str]] | None = None
-        self._suspects_known = False
-        self._stats: dict[str, dict[tuple[str, str], ColumnStats]] = {}
+        self._files: dict[str, dict[str, set[str]] | None] = {}
+        self._stats: dict[tuple[str, str], dict[tuple[str, str], ColumnStats]] = {}
+
+    def _known(self, kind: str) -> dict[str, set[str]] | None:
+        with self._lock:
+            if kind not in self._files:
+                find = suspect_files if kind == "keys" else value_suspect_files
+                self._files[kind] = find(self._storage, self._config, self._timeline, self._mdt)
+            return self._files[kind]
 
     def suspects(self) -> dict[str, set[str]] | None:
-        with self._lock:
-            if not self._suspects_known:
-                self._suspects = suspect_files(self._storage, self._config, self._timeline, self._mdt)
-                self._suspects_known = True
-            return self._suspects
+        """Files that may hold a second copy of a key (see ``suspect_files``)."""
+        return self._known("keys")
+
+    def value_suspects(self) -> dict[str, set[str]] | None:
+        """Files whose values a secondary index may miss (see ``value_suspect_files``)."""
+        return self._known("values")
+
+    @property
+    def key_filter_field(self) -> str | None:
+        """The column whose values are the stored record keys: the key meta field,
+        else a single key field its key generator stores as it is."""
+        if self._config.populates_meta_fields:
+            return KEY_META_FIELD
+        fields = self._config.record_key_fields
+        if len(fields) == 1 and self._config.key_generator in _RAW_KEYGENS:
+            return fields[0]
+        return None
 
     def prune(
         self, slices: list[HudiFileSlice], filters: list[Filter], schema: pa.Schema
@@ -243,7 +297,13 @@ class RecordIndexGuard:
         located = self._mdt.record_locations(lookup.keys)
         if lookup.encoded and not located:
             return None  # keys composed from several fields: finding none proves no encoding
-        wanted = {(loc.partition, loc.file_id) for loc in located.values()}
+        return self.slices_of(located.values(), slices)
+
+    @staticmethod
+    def slices_of(locations: Iterable[RecordLocation], slices: list[HudiFileSlice]) -> list[HudiFileSlice] | None:
+        """The slices of the file groups ``locations`` name; None when one of them is in a
+        listed partition but not in the listing (a stale index)."""
+        wanted = {(loc.partition, loc.file_id) for loc in locations}
         live = {(s.partition_path, s.file_id) for s in slices}
         partitions = {p for p, _ in live}
         if any(p in partitions and (p, f) not in live for p, f in wanted):
@@ -252,28 +312,38 @@ class RecordIndexGuard:
 
     def allows(self, lookup: KeyLookup, schema: pa.Schema) -> bool:
         """True when no suspect file can hold one of the lookup's keys by its stats."""
-        suspects = self.suspects()
+        return self._none_may_match("keys", lookup.filters, schema)
+
+    def values_allowed(self, filters: Sequence[Filter], schema: pa.Schema) -> bool:
+        """True when no file whose values a secondary index may miss can hold a row
+        matching ``filters`` by its stats."""
+        return self._none_may_match("values", filters, schema)
+
+    def _none_may_match(self, kind: str, filters: Sequence[Filter], schema: pa.Schema) -> bool:
+        suspects = self._known(kind)
         if suspects is None:
             return False
         files = [(p, n) for p, names in suspects.items() for n in names]
         if not files:
             return True
-        columns = sorted({f.field for f in lookup.filters})
-        stats = {c: self._column_stats(c, suspects, schema) for c in columns}
+        columns = sorted({f.field for f in filters})
+        if not columns:
+            return False  # nothing to tell a suspect file's rows apart by
+        stats = {c: self._column_stats(kind, c, suspects, schema) for c in columns}
         for file in files:
             # An insert may have given the key a copy the index does not name; a
             # file without stats (cleaned, never indexed) may have held anything.
             if any(file not in stats[c] for c in columns):
                 return False
-            if may_match(lookup.filters, {c: stats[c][file] for c in columns}, schema):
+            if may_match(list(filters), {c: stats[c][file] for c in columns}, schema):
                 return False
         return True
 
     def _column_stats(
-        self, column: str, suspects: dict[str, set[str]], schema: pa.Schema
+        self, kind: str, column: str, suspects: dict[str, set[str]], schema: pa.Schema
     ) -> dict[tuple[str, str], ColumnStats]:
         with self._lock:
-            cached = self._stats.get(column)
+            cached = self._stats.get((kind, column))
         if cached is not None:
             return cached
         out: dict[tuple[str, str], ColumnStats] = {}
@@ -296,5 +366,5 @@ class RecordIndexGuard:
                     if where in files and column in by_column:
                         out.setdefault(where, by_column[column])
         with self._lock:
-            self._stats[column] = out
+            self._stats[(kind, column)] = out
         return out

@@ -3,8 +3,8 @@
 A scan lists partitions (from the metadata table when it may plan the read,
 else from storage), prunes them, lists their latest file slices and prunes
 those, in the order of the data-skipping design: partition values, partition
-stats, then per file the record index and column stats from the metadata
-table (or Parquet footers without one). The row mask stays authoritative.
+stats, then per file the record index, secondary indexes and column stats from
+the metadata table (or Parquet footers without one). The row mask stays authoritative.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from hudi_ray.core.config import PlanningTunables
 from hudi_ray.core.exceptions import HudiSchemaError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
-from hudi_ray.core.metadata import RECORD_INDEX, MetadataTable
+from hudi_ray.core.metadata import RECORD_INDEX, SECONDARY_INDEX_PREFIX, MetadataTable
+from hudi_ray.core.metadata.secondary_index import INDEX_DEFS_KEY
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.explain import PlanExplain
@@ -31,10 +32,12 @@ from hudi_ray.core.table.pruning import (
     PartitionValuePruner,
     Pruner,
     RecordIndexPruner,
+    SecondaryIndexPruner,
 )
 from hudi_ray.core.table.read_options import HudiQueryType
 from hudi_ray.core.table.record_index import RecordIndexGuard
 from hudi_ray.core.table.request import ReadRequest
+from hudi_ray.core.table.secondary_index import SecondaryIndexes
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +68,7 @@ class TableSources:
         self._mdt_loaded = False
         self._mdt: MetadataTable | None = None
         self._guard: RecordIndexGuard | None = None
+        self._secondary: SecondaryIndexes | None = None
 
     def _partitioner(self) -> Partitioner:
         try:
@@ -92,6 +96,14 @@ class TableSources:
                 ctx = self.context
                 self._guard = RecordIndexGuard(ctx.storage, ctx.config, ctx.timeline, mdt)
             return self._guard
+
+    def secondary_indexes(self, mdt: MetadataTable) -> SecondaryIndexes:
+        guard = self.record_index_guard(mdt)
+        with self._lock:
+            if self._secondary is None:
+                ctx = self.context
+                self._secondary = SecondaryIndexes(ctx.storage, ctx.config, ctx.timeline, mdt, guard)
+            return self._secondary
 
     def validate_filters(self, filters: list[Filter]) -> None:
         self.context.check_filters(filters)
@@ -199,6 +211,8 @@ class SnapshotScan(Scan):
         pruners: list[Pruner[HudiFileSlice]] = []
         if mdt.has(RECORD_INDEX):
             pruners.append(RecordIndexPruner(self.sources.record_index_guard(mdt), filters, schema))
+        if any(p.startswith(SECONDARY_INDEX_PREFIX) for p in mdt.partitions_enabled) or ctx.config.get(INDEX_DEFS_KEY):
+            pruners.append(SecondaryIndexPruner(self.sources.secondary_indexes(mdt), filters, schema))
         pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers))
         return pruners
 

@@ -17,13 +17,21 @@ file and readers never merge MDT records. Partitions:
   aggregate over the files of the latest file slices, ``isTightBound``;
 * ``record_index``: record key -> partition, file id (UUID bits + index) and
   the epoch millis of the commit that wrote it; record keys must be unique
-  across partitions, as the index is global.
+  across partitions, as the index is global;
+* ``secondary_index_<name>`` (with the record index): one record per row, keyed
+  by the row's escaped column value, ``$`` and its escaped record key (a backslash
+  escapes a backslash, ``$`` and NUL; a null value is a lone NUL), payload
+  ``isDeleted``; values are rendered as Java renders them (strings as they are,
+  integers in decimal, dates as day numbers). Each is declared in the index
+  definitions file as an identity index over its column.
 
-Keys are routed to file groups with Java's ``String.hashCode``. Creating the
-MDT writes the bootstrap delta commits ``00000000000000000`` (files),
-``…001`` (column_stats), ``…002`` (record_index) and ``…003``
-(partition_stats) with their empty init log files, and lists the partitions
-in the data table's ``hoodie.properties``.
+Keys are routed to file groups with Java's ``String.hashCode``; secondary index
+keys of table version 9 (index version 2) by their value part and separator, so a
+value's records share one file group. Creating the MDT writes the bootstrap delta
+commits ``00000000000000000`` (files), ``…001`` (column_stats), ``…002``
+(record_index), ``…003`` (partition_stats) and ``…004`` onwards (one per secondary
+index) with their empty init log files, and lists the partitions in the data
+table's ``hoodie.properties``.
 """
 
 from __future__ import annotations
@@ -85,11 +93,15 @@ _LAYOUT = {
     PARTITION_STATS: ("partition-stats-", "00000000000000003"),
 }
 _BOOTSTRAP_PREFIX = "00000000000000"
+SECONDARY_INDEX_PREFIX = "secondary_index_"
+_SI_ESCAPED = ("\\", "$", "\x00")
+_SI_NULL = "\x00"
 _ALL_PARTITIONS = "__all_partitions__"
 _NON_PARTITIONED = "."
 _NAMESPACE = "org.apache.hudi.avro.model"
 _META_COLUMNS = ("_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_record_key")
 _TYPE_PARTITION_LIST, _TYPE_FILES, _TYPE_COLUMN_STATS, _TYPE_RECORD_INDEX, _TYPE_PARTITION_STATS = 1, 2, 3, 5, 6
+_TYPE_SECONDARY_INDEX = 7
 _FILE_ID = re.compile(r"^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})-(\d+)$")
 
 # ValueType ordinals (org.apache.hudi.stats.ValueType) of table version 9 column stats.
@@ -126,6 +138,62 @@ _V8_WRAPPER = {
     VT_LOCAL_TIMESTAMP_MILLIS: "TimestampMicrosWrapper",
     VT_LOCAL_TIMESTAMP_MICROS: "TimestampMicrosWrapper",
 }
+
+
+def _layout(partition: str, secondary: Sequence[str] = ()) -> tuple[str, str]:
+    """(file id prefix, bootstrap instant) of an MDT partition; ``secondary``: the table's
+    secondary index partitions in creation order."""
+    if partition.startswith(SECONDARY_INDEX_PREFIX):
+        name = partition[len(SECONDARY_INDEX_PREFIX) :]
+        order = list(secondary).index(partition) if partition in secondary else 0
+        return f"secondary-index-{name.replace('_', '-')}-", f"{_BOOTSTRAP_PREFIX}{4 + order:03d}"
+    return _LAYOUT[partition]
+
+
+# -- secondary index keys ------------------------------------------------------------------------------
+
+
+def _si_escape(text: str) -> str:
+    return "".join("\\" + c if c in _SI_ESCAPED else c for c in text)
+
+
+def secondary_index_texts(values: pa.Array | pa.ChunkedArray) -> list[str]:
+    """Escaped index texts of column values, as Hudi renders them."""
+    dtype = values.type
+    if pa.types.is_string(dtype) or pa.types.is_large_string(dtype) or pa.types.is_integer(dtype):
+        py = values.to_pylist()
+    elif pa.types.is_date32(dtype):
+        py = pc.cast(values, pa.int32()).to_pylist()
+    else:
+        raise SchemaError(f"A secondary index on a column of type {dtype} is not supported")
+    return [_SI_NULL if v is None else _si_escape(str(v)) for v in py]
+
+
+def secondary_index_key(escaped_value: str, record_key: str) -> str:
+    return f"{escaped_value}${_si_escape(record_key)}"
+
+
+def _si_split(key: str) -> tuple[str, str]:
+    """(escaped value, escaped record key) of a secondary index key."""
+    i, n = 0, len(key)
+    while i < n:
+        if key[i] == "\\":
+            i += 2
+            continue
+        if key[i] == "$":
+            return key[:i], key[i + 1 :]
+        i += 1
+    raise UnsupportedTableError(f"Secondary index key {key!r} has no separator")
+
+
+def _si_unescape(text: str) -> str:
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            i += 1
+        out.append(text[i])
+        i += 1
+    return "".join(out)
 
 
 # -- the HoodieMetadataRecord schema ---------------------------------------------------------------
@@ -392,14 +460,27 @@ class MetadataTableOptions:
     column_stats_file_groups: int = 2
     partition_stats_file_groups: int = 1
     record_index_file_groups: int = 10
+    # (index name, column): ``CREATE INDEX <name> ON t (<column>)``, partition ``secondary_index_<name>``.
+    secondary_indexes: tuple[tuple[str, str], ...] = ()
+    secondary_index_file_groups: int = 10
     hfile_block_size: int = DEFAULT_BLOCK_SIZE
     hfile_max_root_entries: int = DEFAULT_MAX_ROOT_ENTRIES
     hfile_index_fanout: int = DEFAULT_INDEX_FANOUT
 
     def __post_init__(self) -> None:
-        counts = (self.column_stats_file_groups, self.partition_stats_file_groups, self.record_index_file_groups)
+        counts = (
+            self.column_stats_file_groups,
+            self.partition_stats_file_groups,
+            self.record_index_file_groups,
+            self.secondary_index_file_groups,
+        )
         if min(counts) < 1 or max(counts) > 9999:
             raise WriteSpecError("MDT file group counts must be between 1 and 9999")
+        if self.secondary_indexes and not self.record_index:
+            raise WriteSpecError("Secondary indexes need the record index")
+        names = [n for n, _ in self.secondary_indexes]
+        if len(set(names)) != len(names) or not all(re.fullmatch(r"[a-z0-9_]+", n) for n in names):
+            raise WriteSpecError(f"Secondary index names must be distinct lowercase words, got {names}")
 
 
 # -- the writer ------------------------------------------------------------------------------------
@@ -410,14 +491,19 @@ class _Records:
     """One MDT partition's encoded records, by file group (keys routed once, when stored)."""
 
     groups: list[dict[str, bytes]]
+    by_value: bool = False  # secondary index version 2: routed by the value part and separator
+
+    def _group(self, key: str) -> int:
+        route = _si_split(key)[0] + "$" if self.by_value else key
+        return file_group_index(route, len(self.groups))
 
     def put(self, key: str, value: bytes) -> int:
-        g = file_group_index(key, len(self.groups))
+        g = self._group(key)
         self.groups[g][key] = value
         return g
 
     def pop(self, key: str) -> int:
-        g = file_group_index(key, len(self.groups))
+        g = self._group(key)
         self.groups[g].pop(key, None)
         return g
 
@@ -444,6 +530,7 @@ class MetadataTableWriter:
     file_groups: dict[str, int]  # MDT partition -> number of file groups
     options: MetadataTableOptions = field(default_factory=MetadataTableOptions)
     data_schema: pa.Schema | None = None  # value types of the indexed columns, when reloading stats
+    secondary: dict[str, str] = field(default_factory=dict)  # secondary index partition -> column
     # MDT partition -> encoded HoodieMetadataRecords by file group: the source of every base file written.
     _values: dict[str, _Records] = field(default_factory=dict, init=False)
     _files: dict[str, dict[str, int]] = field(default_factory=dict, init=False)  # partition -> file -> size
@@ -451,6 +538,8 @@ class MetadataTableWriter:
     _rli: dict[str, tuple[str, str]] = field(default_factory=dict, init=False)  # key -> (partition, file id)
     _groups: dict[tuple[str, int], _FileGroupState] = field(default_factory=dict, init=False)
     _observed: dict[str, list[ColumnRange]] = field(default_factory=dict, init=False)  # written file -> ranges
+    _si: dict[str, dict[str, str]] = field(default_factory=dict, init=False)  # partition -> key -> escaped value
+    _si_observed: dict[str, dict[str, list[tuple[str, str]]]] = field(default_factory=dict, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _latest_mdt_time: str = field(default=_BOOTSTRAP_PREFIX + "000", init=False)
 
@@ -458,8 +547,12 @@ class MetadataTableWriter:
         self._schema = metadata_record_schema(self.table_version)
         self._schema_json = json.dumps(self._schema, separators=(",", ":"))
         self._parsed = fastavro.parse_schema(self._schema)
+        by_value = self.table_version >= 9
         for partition in self.file_groups:
-            self._values.setdefault(partition, _Records([{} for _ in range(self.file_groups[partition])]))
+            groups: list[dict[str, bytes]] = [{} for _ in range(self.file_groups[partition])]
+            self._values.setdefault(partition, _Records(groups, by_value and partition in self.secondary))
+        for partition in self.secondary:
+            self._si.setdefault(partition, {})
 
     # -- locations ---------------------------------------------------------------------------------
 
@@ -471,9 +564,8 @@ class MetadataTableWriter:
     def _timeline(self) -> Path:
         return self.mdt / ".hoodie" / "timeline"
 
-    @staticmethod
-    def file_group_id(partition: str, index: int) -> str:
-        return f"{_LAYOUT[partition][0]}{index:04d}-0"
+    def file_group_id(self, partition: str, index: int) -> str:
+        return f"{_layout(partition, list(self.secondary))[0]}{index:04d}-0"
 
     @property
     def partitions(self) -> list[str]:
@@ -506,7 +598,16 @@ class MetadataTableWriter:
                 groups[PARTITION_STATS] = options.partition_stats_file_groups
         if options.record_index:
             groups[RECORD_INDEX] = options.record_index_file_groups
-        writer = cls(base, props["hoodie.table.name"], version, partitioned, columns, groups, options, data_schema)
+        secondary: dict[str, str] = {}
+        for name, column in options.secondary_indexes:
+            if data_schema.get_field_index(column) < 0:
+                raise SchemaError(f"Secondary index column {column!r} is not in the table schema")
+            secondary_index_texts(pa.array([], data_schema.field(column).type))  # the type must be supported
+            secondary[SECONDARY_INDEX_PREFIX + name] = column
+            groups[SECONDARY_INDEX_PREFIX + name] = options.secondary_index_file_groups
+        writer = cls(
+            base, props["hoodie.table.name"], version, partitioned, columns, groups, options, data_schema, secondary
+        )
         writer._initialize(props)
         return writer
 
@@ -526,7 +627,14 @@ class MetadataTableWriter:
         enabled = {p.strip() for p in (props.get("hoodie.table.metadata.partitions") or "").split(",") if p.strip()}
         if FILES not in enabled or not (base / METADATA_DIR / ".hoodie" / "hoodie.properties").is_file():
             return None
-        unknown = enabled - set(_LAYOUT)
+        defs = base / INDEX_DEFS_PATH
+        declared = json.loads(defs.read_text("utf-8")).get("indexDefinitions", {}) if defs.is_file() else {}
+        secondary = {
+            p: (declared.get(p, {}).get("sourceFields") or [""])[0]
+            for p in sorted(enabled)
+            if p.startswith(SECONDARY_INDEX_PREFIX) and declared.get(p, {}).get("indexType") == "secondary_index"
+        }
+        unknown = enabled - set(_LAYOUT) - set(secondary)
         if unknown:
             raise UnsupportedTableError(f"Cannot maintain metadata table partitions {sorted(unknown)}")
         groups = {}
@@ -534,10 +642,8 @@ class MetadataTableWriter:
             ids = {_file_group_of(n) for n in os.listdir(base / METADATA_DIR / partition)} - {None}
             groups[partition] = max(1, len(ids))
         columns: tuple[str, ...] = ()
-        defs = base / INDEX_DEFS_PATH
-        if COLUMN_STATS in enabled and defs.is_file():
-            entry = json.loads(defs.read_text("utf-8")).get("indexDefinitions", {}).get(COLUMN_STATS, {})
-            columns = tuple(entry.get("sourceFields") or ())
+        if COLUMN_STATS in enabled:
+            columns = tuple(declared.get(COLUMN_STATS, {}).get("sourceFields") or ())
         writer = cls(
             base,
             props["hoodie.table.name"],
@@ -547,6 +653,7 @@ class MetadataTableWriter:
             groups,
             options or MetadataTableOptions(),
             data_schema,
+            secondary,
         )
         writer._load()
         return writer
@@ -578,8 +685,9 @@ class MetadataTableWriter:
         }
         write_properties(mdt / ".hoodie" / "hoodie.properties", props, "Properties saved")
         # Bootstrap: one delta commit per MDT partition, each file group starting with an init log.
-        for partition in sorted(self.file_groups, key=lambda p: _LAYOUT[p][1]):
-            instant = _LAYOUT[partition][1]
+        order = list(self.secondary)
+        for partition in sorted(self.file_groups, key=lambda p: _layout(p, order)[1]):
+            instant = _layout(partition, order)[1]
             folder = mdt / partition
             folder.mkdir(parents=True, exist_ok=True)
             write_atomic(folder / ".hoodie_partition_metadata", partition_metadata(instant, 1).encode())
@@ -615,6 +723,17 @@ class MetadataTableWriter:
                 "indexOptions": {},
                 "version": "V2" if self.table_version >= 9 else "V1",
             }
+        for partition, column in self.secondary.items():
+            entry: dict[str, Any] = {
+                "indexName": partition,
+                "indexType": "secondary_index",
+                "indexFunction": "identity",
+                "sourceFields": [column],
+                "indexOptions": {},
+            }
+            if self.table_version >= 9:
+                entry["version"] = "V2"  # keys routed by their value; table version 8 routes by the whole key
+            defs["indexDefinitions"][partition] = entry
         (self.base / INDEX_DEFS_PATH).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.base / INDEX_DEFS_PATH, json.dumps(defs, indent=2).encode())
         updated = dict(data_props)
@@ -688,6 +807,11 @@ class MetadataTableWriter:
         for key, value in self._values[RECORD_INDEX].items() if RECORD_INDEX in self._values else ():
             info = self._decode(value)["recordIndexMetadata"]
             self._rli[key] = (info.get("partitionName") or "", _location_file_id(info))
+        for partition in self.secondary:
+            state = self._si[partition]
+            for key, _ in self._values[partition].items():
+                escaped_value, escaped_key = _si_split(key)
+                state[_si_unescape(escaped_key)] = escaped_value
 
     def _value_type(self, column: str) -> tuple[int, str | None] | None:
         if column in _META_COLUMNS:
@@ -778,6 +902,15 @@ class MetadataTableWriter:
     def observe_file(self, relative_path: str, rows: pa.Table | None, path: Path | None = None) -> None:
         """Column stats of a file a commit wrote: ``rows`` are all its rows (None: a delete-only log);
         ``path`` (base files) lets column sizes be read from the Parquet footer."""
+        if rows is not None and self.secondary and "_hoodie_record_key" in rows.column_names:
+            keys = rows["_hoodie_record_key"].to_pylist()
+            pairs = {
+                partition: list(zip(keys, secondary_index_texts(rows[column])))
+                for partition, column in self.secondary.items()
+                if column in rows.column_names
+            }
+            with self._lock:
+                self._si_observed[relative_path] = pairs
         if COLUMN_STATS not in self.file_groups:
             return
         sizes: dict[str, tuple[int, int]] = {}
@@ -816,6 +949,7 @@ class MetadataTableWriter:
         instant_ms = timeline_to_epoch_millis(instant)
         with self._lock:
             observed, self._observed = self._observed, {}
+            si_observed, self._si_observed = self._si_observed, {}
         # Files of an earlier, failed write may have been observed: only this commit's count.
         written = {s.path for s in stats if s.path}
         observed = {rel: ranges for rel, ranges in observed.items() if rel in written}
@@ -843,6 +977,26 @@ class MetadataTableWriter:
                     if self._rli.get(key, ("", ""))[0] == partition:
                         del self._rli[key]
                         changed[RECORD_INDEX].add(values.pop(key))
+        # Secondary indexes: a row whose value changed drops its old pair and gets the new one.
+        for partition in self.secondary:
+            state, values = self._si[partition], self._values[partition]
+            for rel, pairs in si_observed.items():
+                if rel not in written:
+                    continue
+                for key, text in pairs.get(partition, ()):
+                    old = state.get(key)
+                    if old == text:
+                        continue
+                    if old is not None:
+                        changed[partition].add(values.pop(secondary_index_key(old, key)))
+                    state[key] = text
+                    record = self._record(_TYPE_SECONDARY_INDEX, SecondaryIndexMetadata={"isDeleted": False})
+                    changed[partition].add(values.put(secondary_index_key(text, key), self._encode(record)))
+            for _, keys in deleted_keys:
+                for key in keys.to_pylist():
+                    old = state.pop(key, None)
+                    if old is not None:
+                        changed[partition].add(values.pop(secondary_index_key(old, key)))
         # Files: every written file with its final size.
         touched: set[str] = set()
         for s in stats:

@@ -223,6 +223,18 @@ def test_explain_reports_what_each_stage_kept(cli: CliRunner, table_path: TableP
     assert text.out.rstrip("\n") == str(expected)
 
 
+def test_explain_shows_what_the_secondary_index_kept(cli: CliRunner, table_path: TablePath) -> None:
+    table = open_table(table_path, MOR_PARTITIONED)
+    expected = table.explain(hudi_ray.HudiReadOptions(filters=[("rider", "IN", "rider-C,rider-G")]))
+    path = str(table_path(MOR_PARTITIONED))
+    got = cli("explain", path, "--json", "-f", "rider IN rider-C,rider-G").json()
+    stages = {s["name"]: s["file_slices"] for s in got["stages"]}
+    assert stages["secondary index"] == expected.stage("secondary index").file_slices == 2
+    assert any("secondary_index_rider_idx" in n for n in got["notes"])
+    text = cli("explain", path, "-f", "rider IN rider-C,rider-G")
+    assert "secondary index" in text.out and text.out.rstrip("\n") == str(expected)
+
+
 def test_explain_of_an_incremental_read(cli: CliRunner, table_path: TablePath) -> None:
     table = open_table(table_path, MOR_PARTITIONED)
     instants = table.get_timeline().data_instants
