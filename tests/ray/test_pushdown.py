@@ -133,3 +133,20 @@ def test_count_projects_every_column_away_and_keeps_the_rows(name: str, table_pa
         expected = api_table(path)
         assert hudi_ray.read_hudi(path).count() == expected.num_rows
         assert hudi_ray.read_hudi(path, filters=[("_hoodie_record_key", "!=", "")]).count() == expected.num_rows
+
+
+def test_secondary_index_prunes_the_planned_slices(tmp_path: Path) -> None:
+    """read_hudi plans through the core's secondary-index pruner: a lookup on an indexed
+    column plans only the file groups the index names, and the rows are unchanged."""
+    from tests.core.table.test_secondary_index import write_indexed_table
+
+    path = tmp_path / "indexed"
+    write_indexed_table(path)
+    lookup = [("merchant", "=", "plain")]
+    table = hudi_ray.HudiTableBuilder.from_base_uri(str(path)).build()
+    holding = table.get_file_slices(hudi_ray.HudiReadOptions(filters=lookup))
+    assert "secondary index" in str(table.explain(hudi_ray.HudiReadOptions(filters=lookup)))
+    full = hudi_ray.read_hudi(str(path))
+    looked_up = full.filter(expr=col("merchant") == "plain")
+    assert 0 < planned_read(looked_up).num_slices == len(holding) < planned_read(full).num_slices
+    assert row_set(dataset_table(looked_up)) == row_set(api_table(str(path)).filter(pc.field("merchant") == "plain"))

@@ -153,7 +153,9 @@ def _rows(first: int, count: int, merchants: list[str | None]) -> pa.Table:
     )
 
 
-def _write(path: Path, file_groups: int = 4) -> CowTableWriter:
+def write_indexed_table(path: Path, file_groups: int = 4) -> CowTableWriter:
+    """48 rows in 12 files of a COW table with secondary indexes on merchant, day and n (also used by
+    the engine layers' tests)."""
     options = MetadataTableOptions(
         secondary_indexes=(("merchant_idx", "merchant"), ("day_idx", "day"), ("n_idx", "n")),
         secondary_index_file_groups=file_groups,
@@ -182,7 +184,7 @@ def _check(path: Path, filters: list[tuple[str, str, str]]) -> Any:
 
 def test_testkit_index_prunes_to_the_file_groups_holding_the_values(tmp_path: Path) -> None:
     path = tmp_path / "t"
-    _write(path)
+    write_indexed_table(path)
     table = _open(path)
     cases = [
         [("merchant", "=", "a$b")],
@@ -206,7 +208,7 @@ def test_testkit_index_prunes_to_the_file_groups_holding_the_values(tmp_path: Pa
 
 def test_testkit_tables_read_identically_in_hudi_rs(tmp_path: Path) -> None:
     path = tmp_path / "t"
-    _write(path)
+    write_indexed_table(path)
     ours, theirs = table_pair(str(path))
     assert assert_same_as_hudi_rs(ours, theirs) == 48
     assert assert_same_as_hudi_rs(ours, theirs, filters=[("merchant", "=", "a$b")]) == 8
@@ -214,7 +216,7 @@ def test_testkit_tables_read_identically_in_hudi_rs(tmp_path: Path) -> None:
 
 def test_updates_and_deletes_move_and_drop_index_pairs(tmp_path: Path) -> None:
     path = tmp_path / "t"
-    writer = _write(path)
+    writer = write_indexed_table(path)
     # Every "plain" row becomes "moved"; k0001 is deleted.
     everything = to_table(_open(path).read())
     plain = everything.filter(pc.equal(everything["merchant"], "plain"))
@@ -241,7 +243,7 @@ def test_a_write_that_may_have_copied_keys_keeps_files(tmp_path: Path) -> None:
     """A later write inserting keys may have copied keys the table held: values its files may
     hold are not looked up; values they cannot hold (by column stats) still are."""
     path = tmp_path / "t"
-    writer = _write(path)
+    writer = write_indexed_table(path)
     writer.upsert(_rows(100, 8, ["fresh"]))
     _kept_all(_check(path, [("merchant", "=", "fresh")]), "second copy")
     plan = _check(path, [("merchant", "=", "a$b")])
@@ -250,7 +252,7 @@ def test_a_write_that_may_have_copied_keys_keeps_files(tmp_path: Path) -> None:
 
 def test_a_lagging_metadata_table_is_not_used(tmp_path: Path) -> None:
     path = tmp_path / "t"
-    _write(path)
+    write_indexed_table(path)
     timeline = path / ".hoodie/metadata/.hoodie/timeline"
     latest = max(p for p in timeline.glob("*.deltacommit") if not p.name.startswith("0000"))
     latest.unlink()
@@ -261,14 +263,14 @@ def test_a_lagging_metadata_table_is_not_used(tmp_path: Path) -> None:
 
 def test_archived_history_keeps_files(tmp_path: Path) -> None:
     path = tmp_path / "t"
-    _write(path)
+    write_indexed_table(path)
     (path / ".hoodie/timeline/history/manifest_1").write_text("{}")
     _kept_all(_check(path, [("merchant", "=", "a$b")]), "archived")
 
 
 def test_a_damaged_index_file_keeps_files(tmp_path: Path) -> None:
     path = tmp_path / "t"
-    _write(path, file_groups=1)
+    write_indexed_table(path, file_groups=1)
     for victim in (path / ".hoodie/metadata/secondary_index_merchant_idx").glob("*.hfile"):
         victim.write_bytes(victim.read_bytes()[:200])
     _kept_all(_check(path, [("merchant", "=", "a$b")]), "damaged")
@@ -276,14 +278,14 @@ def test_a_damaged_index_file_keeps_files(tmp_path: Path) -> None:
 
 def test_damaged_index_definitions_keep_files(tmp_path: Path) -> None:
     path = tmp_path / "t"
-    _write(path)
+    write_indexed_table(path)
     (path / ".hoodie/.index_defs/index.json").write_text("{not json")
     _kept_all(_check(path, [("merchant", "=", "a$b")]), "damaged")
 
 
 def test_an_index_being_built_is_not_used(tmp_path: Path) -> None:
     path = tmp_path / "t"
-    _write(path)
+    write_indexed_table(path)
     (path / ".hoodie/timeline/29990101000000000.indexing.requested").write_bytes(b"")
     _kept_all(_check(path, [("merchant", "=", "a$b")]), "being built")
 
@@ -291,7 +293,7 @@ def test_an_index_being_built_is_not_used(tmp_path: Path) -> None:
 @pytest.mark.parametrize("listing", ["inflight", "absent"])
 def test_an_index_not_listed_as_complete_is_not_used(tmp_path: Path, listing: str) -> None:
     path = tmp_path / "t"
-    _write(path)
+    write_indexed_table(path)
     props = path / ".hoodie/hoodie.properties"
     lines = props.read_text().splitlines()
     out = []
@@ -307,14 +309,14 @@ def test_an_index_not_listed_as_complete_is_not_used(tmp_path: Path, listing: st
 
 def test_an_index_declared_but_missing_from_the_metadata_table_is_not_used(tmp_path: Path) -> None:
     path = tmp_path / "t"
-    _write(path)
+    write_indexed_table(path)
     shutil.rmtree(path / ".hoodie/metadata/secondary_index_merchant_idx")
     _kept_all(_check(path, [("merchant", "=", "a$b")]), "absent")
 
 
 def test_time_travel_and_incremental_reads_do_not_use_the_index(tmp_path: Path) -> None:
     path = tmp_path / "t"
-    writer = _write(path)
+    writer = write_indexed_table(path)
     first = _open(path).get_timeline().data_instants[-1]
     writer.upsert(_rows(0, 4, ["later"]))
     table = _open(path)
