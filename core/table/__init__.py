@@ -5,6 +5,7 @@ from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.estimate import SliceEstimate
 from hudi_ray.core.table.explain import PlanExplain
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
+from hudi_ray.core.table.incremental import IncrementalRange, latest_position, next_range, resolve_start
 from hudi_ray.core.table.prefetch import SlicePrefetcher
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions, options_key
 from hudi_ray.core.table.read_plan import HudiReadPlan
@@ -20,10 +21,14 @@ __all__ = [
     "HudiRecordBatchStream",
     "HudiTable",
     "HudiTableBuilder",
+    "IncrementalRange",
     "PlanExplain",
     "ReadSpec",
     "SliceEstimate",
     "SlicePrefetcher",
     "TableContext",
+    "latest_position",
+    "next_range",
     "options_key",
+    "resolve_start",
 ]

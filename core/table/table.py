@@ -220,6 +220,7 @@ class HudiTable:
             visibility=files.visibility,
             schema=schema,
             instant=request.end,
+            fallback=files.fallback,
             # Instants only: the commit metadata cached while planning stays here.
             context=ctx.slim(),
         )
