@@ -27,6 +27,14 @@ class HudiFileNotFoundError(HudiStorageError, FileNotFoundError):
     """A file the table refers to does not exist in storage."""
 
 
+class HudiHistoryError(HudiFileNotFoundError):
+    """An incremental read cannot be answered: the instants of its range were
+    archived off the active timeline, or files its commits wrote were cleaned.
+    The message names the missing instant or file; the read option
+    ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` turns it
+    into a full snapshot read of the range's end instead."""
+
+
 class HudiUnsafePathError(HudiCoreError):
     """A path taken from table metadata or config leads outside the table's base URI."""
 
@@ -55,14 +63,6 @@ class HudiSchemaError(HudiCoreError, ValueError):
 
 class HudiFilterError(HudiSchemaError):
     """A filter is malformed, names an unknown column, or has an unparseable value."""
-
-
-class HudiHistoryError(HudiCoreError):
-    """An incremental read cannot be answered: the instants of its range were
-    archived off the active timeline, or files its commits wrote were cleaned.
-    The message names the missing instant or file; the read option
-    ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` turns it
-    into a full snapshot read of the range's end instead."""
 
 
 class HudiCheckpointError(HudiCoreError):

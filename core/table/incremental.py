@@ -85,8 +85,11 @@ class IncrementalRange:
 
 
 def earliest_pending_write(timeline: HudiTimeline) -> HudiInstant | None:
-    """The pending write with the earliest requested time, if any."""
-    pending = [i for i in timeline.pending if i.action in WRITE_ACTIONS]
+    """The pending write with the earliest requested time, if any. The
+    requested and inflight files of a completed instant stay on the timeline
+    after it completes: only instants without a completed file are pending."""
+    done = {i.timestamp for i in timeline.instants}
+    pending = [i for i in timeline.pending if i.action in WRITE_ACTIONS and i.timestamp not in done]
     return min(pending, key=lambda i: position(i.timestamp), default=None)
 
 

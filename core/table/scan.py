@@ -209,6 +209,11 @@ class SnapshotScan(Scan):
         return pruners
 
 
+_FALLBACK_HINT = (
+    f"Set {R.INCR_FALLBACK_FULL_TABLE_SCAN.value}=true to read the full snapshot at the range's end instead"
+)
+
+
 class IncrementalScan(Scan):
     """File groups written in (start, end], each as its latest slice up to the
     end; the rows returned are those of the instants in range. Incremental
@@ -242,8 +247,10 @@ class IncrementalScan(Scan):
             try:
                 slices = view.latest_file_slices(partitions, visibility, lambda p, f: (p, f) in touched)
             except HudiFileNotFoundError as exc:
+                # A file the range's slices need is gone: a clean removed it (and
+                # the clean was archived), or storage lost it.
                 if not fallback:
-                    raise
+                    raise HudiHistoryError(f"{exc}. {_FALLBACK_HINT}") from exc
                 gap = str(exc)
             else:
                 replaced = view.replaced_file_groups(visibility)
@@ -252,10 +259,7 @@ class IncrementalScan(Scan):
                     return ScanFiles(slices, frozenset(i.timestamp for i in instants), visibility)
         where = f"Incremental read of {ctx.storage.base_url} over ({start}, {end}]"
         if not fallback:
-            raise HudiHistoryError(
-                f"{where} cannot be answered: {gap}. Set {R.INCR_FALLBACK_FULL_TABLE_SCAN.value}=true "
-                "to read the full snapshot at the range's end instead"
-            )
+            raise HudiHistoryError(f"{where} cannot be answered: {gap}. {_FALLBACK_HINT}")
         reason = f"{where}: {gap}; read the full snapshot at {end} instead"
         log.warning("%s", reason)
         self.explain.note(f"history gone: full snapshot at {end}")
