@@ -23,9 +23,10 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from hudi_ray.core.config import is_read_config
 from hudi_ray.core.exceptions import HudiCheckpointError, HudiConfigError
 from hudi_ray.core.storage import normalize_base_uri, redact_text
-from hudi_ray.core.table import HudiTableBuilder, IncrementalRange, next_range, resolve_start
+from hudi_ray.core.table import HudiReadOptions, HudiTableBuilder, IncrementalRange, resolve_start
 from hudi_ray.core.table.checkpoint import DEFAULT_LEASE_SECONDS, Checkpoint, CheckpointStore, Lease
 from hudi_ray.core.table.incremental import position
 
@@ -179,7 +180,7 @@ def incremental(
     for key in ("query_type", "start_timestamp", "end_timestamp", "as_of_timestamp"):
         if key in read_args:
             raise HudiConfigError(f"{key} is not an argument of incremental(): the run reads its checkpoint's range")
-    table_options = {k: v for k, v in (hudi_options or {}).items() if not k.startswith("hoodie.read.")}
+    table_options = {k: v for k, v in (hudi_options or {}).items() if not is_read_config(k)}
     store = CheckpointStore(
         checkpoint, checkpoint_storage_options if checkpoint_storage_options is not None else storage_options
     )
@@ -200,7 +201,8 @@ def incremental(
         )
         timeline = table.get_timeline()
         after = saved.position if saved is not None else resolve_start(start, timeline, table.timezone, "start")
-        rng = next_range(timeline, position(after), max_instants)
+        read_configs = {k: v for k, v in (hudi_options or {}).items() if k not in table_options}
+        rng = table.next_incremental_range(position(after), max_instants, HudiReadOptions(hudi_options=read_configs))
         dataset = read_hudi(
             table_uri,
             query_type="incremental",

@@ -70,6 +70,8 @@ class IncrementalRange:
     end: str
     instants: tuple[HudiInstant, ...]
     waiting_on: HudiInstant | None = None
+    # The range's history was gone: its read is the full snapshot of the latest state.
+    full_snapshot: bool = False
 
     @property
     def is_empty(self) -> bool:

@@ -222,7 +222,10 @@ class IncrementalScan(Scan):
     When the range's history is gone (``incremental.archived_gap`` and
     ``cleaned_gap``) the read fails, naming what is missing, or with
     ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` reads every
-    row of the snapshot at the range's end, as Apache Hudi does.
+    row of the latest snapshot instead (Apache Hudi's full table scan keeps
+    only rows whose commit time is in range; this reader returns the whole
+    latest state, and consumers moving a position extend the range to the
+    latest instant when they fall back: ``HudiTable.next_incremental_range``).
     """
 
     def _latest_slices(self, partitions: list[str]) -> ScanFiles | None:
@@ -260,10 +263,13 @@ class IncrementalScan(Scan):
         where = f"Incremental read of {ctx.storage.base_url} over ({start}, {end}]"
         if not fallback:
             raise HudiHistoryError(f"{where} cannot be answered: {gap}. {_FALLBACK_HINT}")
-        reason = f"{where}: {gap}; read the full snapshot at {end} instead"
+        latest = view.snapshot_visibility(None)
+        newest = timeline.latest_data_instant()
+        at = newest.completed_at if newest is not None else end
+        reason = f"{where}: {gap}; read the full snapshot of the latest state (as of {at}) instead"
         log.warning("%s", reason)
-        self.explain.note(f"history gone: full snapshot at {end}")
-        return ScanFiles(view.latest_file_slices(partitions, visibility), None, visibility, fallback=reason)
+        self.explain.note(f"history gone: full snapshot as of {at}")
+        return ScanFiles(view.latest_file_slices(partitions, latest), None, latest, fallback=reason)
 
     def _archived(self) -> bool:
         ctx = self.sources.context

@@ -143,7 +143,7 @@ class HudiStreamReader(DataSourceStreamReader, _AvailableNow):
         after = _position_of(start, "start")
         if self._target is not None and after >= self._target:
             return _offset(after)
-        rng = next_range(timeline, after, cap)
+        rng = table.next_incremental_range(after, cap, HudiReadOptions(hudi_options=self._hudi))
         if self._target is not None and rng.end > self._target:
             # Within the cap already, and a range end: nothing completes later at that same time.
             return _offset(self._target)
