@@ -175,7 +175,9 @@ def incremental(
     """
     from hudi_ray.datasource import planned_read, read_hudi
 
-    if max_instants is not None and (isinstance(max_instants, bool) or not isinstance(max_instants, int)):
+    if max_instants is not None and (
+        isinstance(max_instants, bool) or not isinstance(max_instants, int) or max_instants < 1
+    ):
         raise HudiConfigError(f"max_instants must be a positive integer, got {max_instants!r}")
     for key in ("query_type", "start_timestamp", "end_timestamp", "as_of_timestamp"):
         if key in read_args:
