@@ -125,14 +125,19 @@ def latest_position(timeline: HudiTimeline) -> str:
 
 def resolve_start(value: str | None, timeline: HudiTimeline, timezone: str, option: str = "startingOffsets") -> str:
     """A consumer's first position: ``earliest`` (the default: everything),
-    ``latest`` (only what completes from now on), or a timestamp, after which
-    changes are read (exclusive, as the incremental query's start)."""
+    ``latest`` (only what completes from now on), an instant of the timeline
+    (what took effect after it), or a timestamp, after which changes are read
+    (exclusive, as the incremental query's start)."""
     text = (value or EARLIEST).strip()
     if text.lower() == EARLIEST:
         return START_OF_TIME
     if text.lower() == LATEST:
         return latest_position(timeline)
-    return position(parse_timestamp(text, timezone, option=option))
+    at = parse_timestamp(text, timezone, option=option)
+    for instant in timeline.data_instants:
+        if position(instant.timestamp) == at:
+            return position(instant.completed_at)
+    return position(at)
 
 
 def fallback_enabled(options: Mapping[str, str]) -> bool:
