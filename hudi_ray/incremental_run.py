@@ -26,9 +26,17 @@ from typing import TYPE_CHECKING, Any
 from hudi_ray.core.config import is_read_config
 from hudi_ray.core.exceptions import HudiCheckpointError, HudiConfigError
 from hudi_ray.core.storage import normalize_base_uri, redact_text
-from hudi_ray.core.table import HudiReadOptions, HudiTableBuilder, IncrementalRange, resolve_start
-from hudi_ray.core.table.checkpoint import DEFAULT_LEASE_SECONDS, Checkpoint, CheckpointStore, Lease
-from hudi_ray.core.table.incremental import position
+from hudi_ray.core.table import (
+    DEFAULT_LEASE_SECONDS,
+    Checkpoint,
+    CheckpointStore,
+    HudiReadOptions,
+    HudiTableBuilder,
+    IncrementalRange,
+    Lease,
+    position,
+    resolve_start,
+)
 
 if TYPE_CHECKING:
     from ray.data import Dataset

@@ -38,8 +38,7 @@ from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from hudi_ray.core.config import HudiReadConfig as R
 from hudi_ray.core.exceptions import HudiConfigError
-from hudi_ray.core.table import HudiReadOptions, HudiTable, next_range, resolve_start
-from hudi_ray.core.table.incremental import position
+from hudi_ray.core.table import HudiReadOptions, HudiTable, next_range, position, resolve_start
 from hudi_ray.spark4.options import SourceOptions
 from hudi_ray.spark4.source import _build_table, read_partition, split_plan
 
