@@ -2,11 +2,14 @@
 
 from hudi_ray.core.config import HudiPlanConfig, HudiReadConfig, HudiTableConfig
 from hudi_ray.core.exceptions import (
+    HudiCheckpointError,
+    HudiConcurrentRunError,
     HudiConfigError,
     HudiCoreError,
     HudiCorruptFileError,
     HudiFileNotFoundError,
     HudiFilterError,
+    HudiHistoryError,
     HudiSchemaError,
     HudiStorageError,
     HudiTableNotFoundError,
@@ -31,6 +34,8 @@ from hudi_ray.core.util import split_into_chunks
 __all__ = [
     "ExprOperator",
     "Filter",
+    "HudiCheckpointError",
+    "HudiConcurrentRunError",
     "HudiConfigError",
     "HudiCoreError",
     "HudiCorruptFileError",
@@ -38,6 +43,7 @@ __all__ = [
     "HudiFileNotFoundError",
     "HudiFileSlice",
     "HudiFilterError",
+    "HudiHistoryError",
     "HudiInstant",
     "HudiPlanConfig",
     "HudiQueryType",

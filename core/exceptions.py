@@ -27,6 +27,14 @@ class HudiFileNotFoundError(HudiStorageError, FileNotFoundError):
     """A file the table refers to does not exist in storage."""
 
 
+class HudiHistoryError(HudiFileNotFoundError):
+    """An incremental read cannot be answered: the instants of its range were
+    archived off the active timeline, or files its commits wrote were cleaned.
+    The message names the missing instant or file; the read option
+    ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` turns it
+    into a full snapshot read of the range's end instead."""
+
+
 class HudiUnsafePathError(HudiCoreError):
     """A path taken from table metadata or config leads outside the table's base URI."""
 
@@ -57,6 +65,14 @@ class HudiFilterError(HudiSchemaError):
     """A filter is malformed, names an unknown column, or has an unparseable value."""
 
 
+class HudiCheckpointError(HudiCoreError):
+    """An incremental job's checkpoint cannot be read, written or moved."""
+
+
+class HudiConcurrentRunError(HudiCheckpointError):
+    """Another run holds the lease of the same checkpoint."""
+
+
 class HudiUnsupportedError(HudiCoreError, NotImplementedError):
     """The table or read uses a feature this reader does not support."""
 
@@ -74,11 +90,14 @@ class HudiMissingExtraError(HudiUnsupportedError, ModuleNotFoundError):
 
 
 __all__ = [
+    "HudiCheckpointError",
+    "HudiConcurrentRunError",
     "HudiConfigError",
     "HudiCoreError",
     "HudiCorruptFileError",
     "HudiFileNotFoundError",
     "HudiFilterError",
+    "HudiHistoryError",
     "HudiMissingExtraError",
     "HudiSchemaError",
     "HudiStorageError",

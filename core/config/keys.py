@@ -59,6 +59,8 @@ class HudiReadConfig(str, Enum):
     FILE_SLICE_READ_CONCURRENCY = "hoodie.read.file.slice.read.concurrency"
     SCAN_MAX_MEMORY_SIZE = "hoodie.read.scan.max.memory.size"
     MERGE_USE_RECORD_POSITIONS = "hoodie.merge.use.record.positions"
+    # Apache Hudi's key: an incremental read whose history is gone reads a full snapshot instead of failing.
+    INCR_FALLBACK_FULL_TABLE_SCAN = "hoodie.datasource.read.incr.fallback.fulltablescan.enable"
 
     def __str__(self) -> str:
         return self.value

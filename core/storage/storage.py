@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+import uuid
 from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -382,6 +383,79 @@ class Storage:
     @cached_property
     def fetcher(self) -> Fetcher:
         return Fetcher(self.fs, self.io)
+
+    # -- small writes ----------------------------------------------------------
+    # The reader never writes tables; these serve small files of its own
+    # (an incremental job's checkpoint and lease), each written whole.
+
+    def write_atomic(self, rel: str, data: bytes) -> None:
+        """Replace a small file's content at once: a reader sees the old bytes
+        or the new, never part. Local files are written aside and renamed over;
+        an object store takes one PUT, which it makes visible whole."""
+        path = self.full_path(rel)
+        with self._errors("write", rel):
+            if self.is_local:
+                folder = os.path.dirname(path)
+                os.makedirs(folder, exist_ok=True)
+                tmp = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+                try:
+                    with open(tmp, "wb") as f:
+                        f.write(data)
+                        f.flush()
+                        os.fsync(f.fileno())
+                    os.replace(tmp, path)
+                finally:
+                    if os.path.exists(tmp):
+                        os.unlink(tmp)
+                return
+            self.fs.pipe_file(path, data)
+
+    def create_exclusive(self, rel: str, data: bytes) -> bool:
+        """Create a small file only if none exists (False when one does),
+        atomically where the store allows: a hard link of a written file on
+        local disk, a conditional PUT (If-None-Match) on S3; elsewhere a check
+        then a write, which two writers racing can both pass."""
+        path = self.full_path(rel)
+        with self._errors("create", rel):
+            if self.is_local:
+                folder = os.path.dirname(path)
+                os.makedirs(folder, exist_ok=True)
+                tmp = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+                try:
+                    with open(tmp, "wb") as f:
+                        f.write(data)
+                        f.flush()
+                        os.fsync(f.fileno())
+                    os.link(tmp, path)  # fails when the file exists: content and creation at once
+                    return True
+                except FileExistsError:
+                    return False
+                finally:
+                    os.unlink(tmp)
+            if self.protocol.lower() in ("s3", "s3a"):
+                try:
+                    self.fs.pipe_file(path, data, mode="create")
+                    return True
+                except FileExistsError:
+                    return False
+                except Exception as exc:
+                    if "PreconditionFailed" in str(exc) or "412" in str(exc):
+                        return False
+                    raise
+            if self.fs.exists(path):
+                return False
+            self.fs.pipe_file(path, data)
+            return True
+
+    def delete(self, rel: str) -> bool:
+        """Remove a file; False when there was none."""
+        path = self.full_path(rel)
+        with self._errors("delete", rel):
+            try:
+                self.fs.rm_file(path)
+            except FileNotFoundError:
+                return False
+            return True
 
     # -- pyarrow -------------------------------------------------------------
 

@@ -50,6 +50,9 @@ class HudiReadPlan:
     schema: pa.Schema | None
     instant: str | None
     context: TableContext = field(repr=False, compare=False)
+    # Set when an incremental read's history was gone and it read the full
+    # snapshot at its end instead (``hoodie.datasource.read.incr.fallback.fulltablescan.enable``): why.
+    fallback: str | None = None
 
     def file_group_reader(self, storage: StorageLike | None = None) -> HudiFileGroupReader:
         """A reader bound to the planned table state; ``storage`` replaces how

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from hudi_ray.core.config import TableConfig
-from hudi_ray.core.config.keys import HudiTableConfig as K
 from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.expr.stats import ColumnStats, may_match
 from hudi_ray.core.file_group import HudiFileSlice
@@ -42,8 +41,8 @@ from hudi_ray.core.metadata import COLUMN_STATS, RECORD_INDEX, MetadataTable, Re
 from hudi_ray.core.metadata.hashing import column_stats_key
 from hudi_ray.core.metadata.records import to_column_stats
 from hudi_ray.core.storage import Storage
-from hudi_ray.core.storage.paths import metadata_path_problem
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
+from hudi_ray.core.timeline.archive import has_archived_history
 from hudi_ray.core.timeline.instant import DELTA_COMMIT
 from hudi_ray.core.util.locks import FreshLock
 
@@ -77,31 +76,6 @@ _COMPOSITE_PLACEHOLDERS = frozenset({"__null__", "__empty__", ""})
 _MAX_COMPOSITE_KEYS = 10_000
 
 
-def _archived_history(storage: Storage, config: TableConfig) -> bool:
-    """True when instants may have moved off the active timeline (LSM history or the
-    archive folder)."""
-    if config.table_version >= 8:
-        sub = config.get(K.TIMELINE_HISTORY_PATH)
-        sub = "history" if sub is None else sub.strip()
-        root = config.timeline_path
-    else:
-        sub = config.get(K.ARCHIVE_LOG_FOLDER)
-        sub = "archived" if sub is None else sub.strip()
-        root = ".hoodie"
-    if sub and metadata_path_problem(sub) is not None:
-        return True  # a folder that may lie outside the table is not listed; its instants stay unknown
-    folder = f"{root}/{sub.strip('/')}" if sub.strip("/") else root
-    if not storage.exists(folder):
-        return False
-    files = [info.name for info in storage.list_dir(folder) if not info.is_dir]
-    if folder != root:
-        return bool(files)
-    # The history shares its folder with the instants: only its own files count.
-    if config.table_version >= 8:
-        return any(n.startswith("manifest_") or n == "_version_" or n.endswith(".parquet") for n in files)
-    return any(n.startswith(".commits_.archive") for n in files)
-
-
 def _maintained_record_index(first: HudiInstant, mdt: MetadataTable) -> bool:
     """True when the metadata table's commit of the table's first write updated the
     record index, i.e. the write went through the index's one-location-per-key check."""
@@ -116,7 +90,7 @@ def suspect_files(
 ) -> dict[str, set[str]] | None:
     """partition -> names of files that may hold a copy of a key the record index does
     not point at; None when not every write of the table is known."""
-    if _archived_history(storage, config):
+    if has_archived_history(storage, config):
         return None
     instants = timeline.data_instants
     if instants and _maintained_record_index(instants[0], mdt):

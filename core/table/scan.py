@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from hudi_ray.core.config import HudiReadConfig as R
 from hudi_ray.core.config import PlanningTunables
-from hudi_ray.core.exceptions import HudiSchemaError
+from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiHistoryError, HudiSchemaError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
 from hudi_ray.core.metadata import RECORD_INDEX, SECONDARY_INDEX_PREFIX, MetadataTable
@@ -25,6 +26,7 @@ from hudi_ray.core.metadata.secondary_index import INDEX_DEFS_KEY
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.explain import PlanExplain
+from hudi_ray.core.table.incremental import archived_gap, cleaned_gap, fallback_enabled
 from hudi_ray.core.table.pruning import (
     ColumnStatsPruner,
     FooterStatsPruner,
@@ -38,6 +40,8 @@ from hudi_ray.core.table.read_options import HudiQueryType
 from hudi_ray.core.table.record_index import RecordIndexGuard
 from hudi_ray.core.table.request import ReadRequest
 from hudi_ray.core.table.secondary_index import SecondaryIndexes
+from hudi_ray.core.timeline.archive import has_archived_history
+from hudi_ray.core.timeline.timestamps import START_OF_TIME
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +54,8 @@ class ScanFiles:
     slices: list[HudiFileSlice]
     commit_times: frozenset[str] | None
     visibility: Visibility | None
+    # Why an incremental read whose history is gone read the full snapshot at its end instead.
+    fallback: str | None = None
 
 
 class TableSources:
@@ -217,28 +223,71 @@ class SnapshotScan(Scan):
         return pruners
 
 
+_FALLBACK_HINT = (
+    f"Set {R.INCR_FALLBACK_FULL_TABLE_SCAN.value}=true to read the full snapshot at the range's end instead"
+)
+
+
 class IncrementalScan(Scan):
     """File groups written in (start, end], each as its latest slice up to the
     end; the rows returned are those of the instants in range. Incremental
-    planning does not stats-prune (as the reader spec says)."""
+    planning does not stats-prune (as the reader spec says).
+
+    When the range's history is gone (``incremental.archived_gap`` and
+    ``cleaned_gap``) the read fails, naming what is missing, or with
+    ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` reads every
+    row of the latest snapshot instead (Apache Hudi's full table scan keeps
+    only rows whose commit time is in range; this reader returns the whole
+    latest state, and consumers moving a position extend the range to the
+    latest instant when they fall back: ``HudiTable.next_incremental_range``).
+    """
 
     def _latest_slices(self, partitions: list[str]) -> ScanFiles | None:
-        timeline = self.sources.context.timeline
-        start, end = self.request.start, self.request.end
+        ctx = self.sources.context
+        timeline = ctx.timeline
+        start, end = self.request.start or START_OF_TIME, self.request.end
         if end is None:
             return None
-        # By completion time on table version 8+, by instant time before.
-        instants = [i for i in timeline.data_instants if start < i.completed_at <= end]
-        if not instants:
-            return None
-        touched: set[tuple[str, str]] = set()
-        for instant in instants:
-            for stat in timeline.write_stats(instant):
-                touched.add((stat.get("partitionPath") or "", stat.get("fileId") or ""))
+        fallback = fallback_enabled(self.request.options.hudi_options)
         view = self.sources.view
+        # By completion time on table version 8+, by instant time before.
         visibility = view.visibility_of([i for i in timeline.data_instants if i.completed_at <= end])
-        slices = view.latest_file_slices(partitions, visibility, lambda p, f: (p, f) in touched)
-        return ScanFiles(slices, frozenset(i.timestamp for i in instants), visibility)
+        instants = [i for i in timeline.data_instants if start < i.completed_at <= end]
+        gap = archived_gap(timeline, start, self._archived)
+        if gap is None and not instants:
+            return None
+        if gap is None:
+            touched: set[tuple[str, str]] = set()
+            for instant in instants:
+                for stat in timeline.write_stats(instant):
+                    touched.add((stat.get("partitionPath") or "", stat.get("fileId") or ""))
+            try:
+                slices = view.latest_file_slices(partitions, visibility, lambda p, f: (p, f) in touched)
+            except HudiFileNotFoundError as exc:
+                # A file the range's slices need is gone: a clean removed it (and
+                # the clean was archived), or storage lost it.
+                if not fallback:
+                    raise HudiHistoryError(f"{exc}. {_FALLBACK_HINT}") from exc
+                gap = str(exc)
+            else:
+                replaced = view.replaced_file_groups(visibility)
+                gap = cleaned_gap(timeline, instants, slices, partitions, replaced, self.request.read_optimized)
+                if gap is None:
+                    return ScanFiles(slices, frozenset(i.timestamp for i in instants), visibility)
+        where = f"Incremental read of {ctx.storage.base_url} over ({start}, {end}]"
+        if not fallback:
+            raise HudiHistoryError(f"{where} cannot be answered: {gap}. {_FALLBACK_HINT}")
+        latest = view.snapshot_visibility(None)
+        newest = timeline.latest_data_instant()
+        at = newest.completed_at if newest is not None else end
+        reason = f"{where}: {gap}; read the full snapshot of the latest state (as of {at}) instead"
+        log.warning("%s", reason)
+        self.explain.note(f"history gone: full snapshot as of {at}")
+        return ScanFiles(view.latest_file_slices(partitions, latest), None, latest, fallback=reason)
+
+    def _archived(self) -> bool:
+        ctx = self.sources.context
+        return has_archived_history(ctx.storage, ctx.config)
 
 
 def scan_for(sources: TableSources, request: ReadRequest, explain: PlanExplain) -> Scan:

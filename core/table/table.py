@@ -8,6 +8,7 @@ pruners in ``pruning.py``), and reads them with a file group reader, here or
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -26,6 +27,7 @@ from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.estimate import table_stats
 from hudi_ray.core.table.explain import NoExplain, PlanExplain
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader, split_options
+from hudi_ray.core.table.incremental import IncrementalRange, fallback_enabled, next_range
 from hudi_ray.core.table.prefetch import pipeline_reader, read_pipelined
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
 from hudi_ray.core.table.read_plan import HudiReadPlan
@@ -220,6 +222,7 @@ class HudiTable:
             visibility=files.visibility,
             schema=schema,
             instant=request.end,
+            fallback=files.fallback,
             # Instants only: the commit metadata cached while planning stays here.
             context=ctx.slim(),
         )
@@ -264,6 +267,25 @@ class HudiTable:
             window=window,
             max_bytes_ahead=storage.io.max_bytes_in_flight,
         )
+
+    def next_incremental_range(
+        self, start: str | None, max_instants: int | None = None, options: HudiReadOptions | None = None
+    ) -> IncrementalRange:
+        """The next range after position ``start`` (``incremental.next_range``).
+
+        With the full-table-scan fallback in ``options``, a range whose history
+        is gone (its read would fall back) extends to the latest position: its
+        read is then the full snapshot of the latest state, and the range after
+        it starts there, so nothing is read twice."""
+        rng = next_range(self.get_timeline(), start, max_instants)
+        hudi = options.hudi_options if options is not None else {}
+        if rng.is_empty or not fallback_enabled(hudi):
+            return rng
+        probe = HudiReadOptions(hudi_options={**hudi, **rng.read_options()})
+        if self._scan(self._request(probe, projected=False)).fallback is None:
+            return rng
+        whole = next_range(self.get_timeline(), start, None)
+        return dataclasses.replace(whole, full_snapshot=True)
 
     def read(self, options: HudiReadOptions | None = None) -> list[pa.RecordBatch]:
         request = self._request(options)

@@ -48,6 +48,9 @@ KNOWN = frozenset(
         "min_partitions",
         "prefetch",
         "prefetch_depth",
+        # Streaming reads (spark.readStream): where a new query starts, and a cap on instants per micro-batch.
+        "startingoffsets",
+        "maxinstantspertrigger",
     }
 )
 HUDI_PREFIX = "hoodie."
@@ -71,6 +74,8 @@ class SourceOptions:
     min_partitions: int
     prefetch: bool
     prefetch_depth: int
+    starting_offsets: str | None = None  # earliest (default), latest, or a timestamp (exclusive)
+    max_instants_per_trigger: int | None = None
 
     @property
     def incremental(self) -> bool:
@@ -180,4 +185,10 @@ def parse_options(options: Mapping[str, str]) -> SourceOptions:
         min_partitions=_count(opts, "min_partitions", os.cpu_count() or 1, 1, where),
         prefetch=spec.prefetch,
         prefetch_depth=DEFAULT_PREFETCH_DEPTH if spec.prefetch_depth is None else spec.prefetch_depth,
+        starting_offsets=opts.get("startingoffsets"),
+        max_instants_per_trigger=(
+            int_option(opts["maxinstantspertrigger"], "Option maxInstantsPerTrigger", minimum=1, where=where)
+            if "maxinstantspertrigger" in opts
+            else None
+        ),
     )

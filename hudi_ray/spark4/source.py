@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 
 from hudi_ray.core.exceptions import HudiCoreError, HudiSchemaError
 from hudi_ray.core.expr import Filter, check_columns
@@ -141,40 +141,50 @@ class HudiReader(DataSourceReader):
     def partitions(self) -> list[InputPartition]:
         if self._empty:
             return []
-        plan = self._plan()
-        if not plan.slices:
-            return []
-        sizes = [e.size_bytes for e in plan.estimate()]
-        opts = self._opts
-        count = opts.num_partitions
-        if count is None:
-            count = max(opts.min_partitions, math.ceil(sum(sizes) / opts.partition_bytes))
-        chunks = split_balanced(plan.slices, sizes, min(count, len(plan.slices)))
-        log.info("Reading %s: %d file slices in %d partitions", opts.shown_uri, len(plan.slices), len(chunks))
-        return [HudiInputPartition(i, replace(plan, slices=chunk)) for i, chunk in enumerate(chunks)]
+        return split_plan(self._plan(), self._opts)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        # PySpark's own mapping of the DataFrame schema: batches must match it exactly.
-        from pyspark.sql.pandas.types import to_arrow_schema
+        return read_partition(partition, self._schema, self._columns, self._opts)
 
-        if not isinstance(partition, HudiInputPartition):
-            # Spark reads a plan with no partitions as one partition of its own (no slices).
-            return
-        target = to_arrow_schema(self._schema, timezone="UTC")
-        work = ChunkRead(
-            plan=partition.plan,
-            slices=partition.plan.slices,
-            columns=self._columns,
-            batch_size=self._opts.batch_size,
-            prefetch=self._opts.prefetch,
-            prefetch_depth=self._opts.prefetch_depth,
-        )
-        for table in read_chunk(work):
-            for batch in table.to_batches():
-                if not batch.schema.equals(target):
-                    # Unsafe only where Spark holds less: nanoseconds truncate to microseconds.
-                    batch = batch.cast(target, safe=False)
-                yield batch
+
+def split_plan(plan: HudiReadPlan, opts: SourceOptions) -> list[InputPartition]:
+    """A plan's file slices split by estimated size into Spark partitions."""
+    if not plan.slices:
+        return []
+    sizes = [e.size_bytes for e in plan.estimate()]
+    count = opts.num_partitions
+    if count is None:
+        count = max(opts.min_partitions, math.ceil(sum(sizes) / opts.partition_bytes))
+    chunks = split_balanced(plan.slices, sizes, min(count, len(plan.slices)))
+    log.info("Reading %s: %d file slices in %d partitions", opts.shown_uri, len(plan.slices), len(chunks))
+    return [HudiInputPartition(i, replace(plan, slices=chunk)) for i, chunk in enumerate(chunks)]
+
+
+def read_partition(
+    partition: InputPartition, schema: StructType, columns: list[str], opts: SourceOptions
+) -> Iterator[pa.RecordBatch]:
+    """The rows of one partition's slices, as Arrow batches in Spark's types."""
+    # PySpark's own mapping of the DataFrame schema: batches must match it exactly.
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    if not isinstance(partition, HudiInputPartition):
+        # Spark reads a plan with no partitions as one partition of its own (no slices).
+        return
+    target = to_arrow_schema(schema, timezone="UTC")
+    work = ChunkRead(
+        plan=partition.plan,
+        slices=partition.plan.slices,
+        columns=columns,
+        batch_size=opts.batch_size,
+        prefetch=opts.prefetch,
+        prefetch_depth=opts.prefetch_depth,
+    )
+    for table in read_chunk(work):
+        for batch in table.to_batches():
+            if not batch.schema.equals(target):
+                # Unsafe only where Spark holds less: nanoseconds truncate to microseconds.
+                batch = batch.cast(target, safe=False)
+            yield batch
 
 
 class HudiPushdownReader(HudiReader):
@@ -229,6 +239,12 @@ class HudiDataSource(DataSource):
         cls = HudiPushdownReader if in_pushdown_worker() else HudiReader
         return cls(self._table, self._opts, self._read, self._empty, self._arrow, schema)
 
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        from hudi_ray.spark4.stream import HudiStreamReader
+
+        check_columns(schema.fieldNames(), self._arrow.names, f"table {self._opts.shown_uri}")
+        return HudiStreamReader(self._table, self._opts, schema)
+
 
 def in_pushdown_worker() -> bool:
     """Whether this process is PySpark's filter pushdown worker.
@@ -248,4 +264,12 @@ def in_pushdown_worker() -> bool:
     return getattr(main_spec, "name", None) == _PUSHDOWN_WORKER
 
 
-__all__ = ["FORMAT", "HudiDataSource", "HudiInputPartition", "HudiPushdownReader", "HudiReader"]
+__all__ = [
+    "FORMAT",
+    "HudiDataSource",
+    "HudiInputPartition",
+    "HudiPushdownReader",
+    "HudiReader",
+    "read_partition",
+    "split_plan",
+]

@@ -217,10 +217,10 @@ def test_single_field_complex_key_generator_skips_the_record_index(table_path, t
 def _has_archived_history(path: Path) -> bool:
     from hudi_ray.core.config import load_table_config
     from hudi_ray.core.storage import Storage
-    from hudi_ray.core.table.record_index import _archived_history
+    from hudi_ray.core.timeline.archive import has_archived_history
 
     storage = Storage(str(path), {})
-    return _archived_history(storage, load_table_config(storage, {}))
+    return has_archived_history(storage, load_table_config(storage, {}))
 
 
 @pytest.mark.parametrize(
