@@ -19,6 +19,8 @@ import tempfile
 import threading
 from types import ModuleType
 
+from hudi_ray.core.exceptions import HudiMissingExtraError
+
 _lock = threading.Lock()
 
 
@@ -26,6 +28,13 @@ def load(module: str) -> ModuleType:
     """The kernels module ``module`` (a full name), imported once per process."""
     try:
         return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("numba", "llvmlite"):
+            raise
+        # A required dependency, but an environment made before it was can lack it.
+        raise HudiMissingExtraError(
+            f"Reading log files needs numba ({exc.name} is not installed): pip install 'numba>=0.60'", exc.name
+        ) from exc
     except RuntimeError as exc:
         if "cannot cache" not in str(exc):
             raise

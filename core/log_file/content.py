@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_ray.core.exceptions import HudiCorruptFileError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.exceptions import HudiCorruptFileError, HudiMissingExtraError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.log_file.avro_decode import BlockDecoder, decoder_for
 from hudi_ray.core.log_file.block import BlockType, LogBlock
 from hudi_ray.core.log_file.delete_columnar import DeleteColumns, decode_delete_columns
@@ -122,6 +122,8 @@ def decode_avro_block(block: LogBlock, columns: Collection[str] | None = None) -
         return decoder.decode(content, count, columns)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise HudiSchemaError(f"Records of {block.where()} do not fit its schema: {exc}") from exc
+    except HudiMissingExtraError:
+        raise
     except Exception as exc:  # struct, EOF and fastavro decode errors
         raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
 

@@ -52,7 +52,7 @@ FORMAT = "hudi_ray"
 _PUSHDOWN_WORKER = "pyspark.sql.worker.data_source_pushdown_filters"
 
 
-def _build_table(opts: SourceOptions) -> HudiTable:
+def build_table(opts: SourceOptions) -> HudiTable:
     return (
         HudiTableBuilder.from_base_uri(opts.uri)
         .with_hudi_options(opts.table_options)
@@ -203,7 +203,7 @@ class HudiDataSource(DataSource):
     def __init__(self, options: Mapping[str, str]) -> None:
         super().__init__(options)  # type: ignore[arg-type]
         self._opts = parse_options(options)
-        table = _build_table(self._opts)
+        table = build_table(self._opts)
         # Every action plans from this table (its pickled copy): its timeline is
         # the one seen here, never reloaded.
         self._table = table

@@ -40,7 +40,7 @@ from hudi_ray.core.config import HudiReadConfig as R
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.table import HudiReadOptions, HudiTable, next_range, position, resolve_start
 from hudi_ray.spark4.options import SourceOptions
-from hudi_ray.spark4.source import _build_table, read_partition, split_plan
+from hudi_ray.spark4.source import build_table, read_partition, split_plan
 
 try:
     from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow as _AvailableNow
@@ -105,7 +105,7 @@ class HudiStreamReader(DataSourceStreamReader, _AvailableNow):
 
     def _fresh(self) -> HudiTable:
         """The table with its timeline as storage holds it now."""
-        self._table = _build_table(self._opts)
+        self._table = build_table(self._opts)
         return self._table
 
     def __getstate__(self) -> dict:

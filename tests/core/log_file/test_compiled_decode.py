@@ -331,3 +331,24 @@ def test_a_read_only_installation_caches_in_the_users_cache_directory(tmp_path: 
         runs.append(json.loads(done.stdout.splitlines()[-1]))
     assert list((tmp_path / "user-cache" / "numba").rglob("avro_kernels.walk-*.nbi"))
     assert runs[1] == {"hits": 1, "misses": 0}
+
+
+_WITHOUT_NUMBA = r"""
+import sys
+sys.modules["numba"] = None  # an environment made before numba was a dependency
+import hudi_ray
+from hudi_ray.core.exceptions import HudiMissingExtraError
+table = hudi_ray.HudiTableBuilder.from_base_uri(sys.argv[1]).build()
+try:
+    table.read()
+except HudiMissingExtraError as exc:
+    assert exc.name == "numba" and "pip install" in str(exc), exc
+    print("refused")
+"""
+
+
+def test_a_missing_numba_is_the_projects_error_naming_it(table_path) -> None:
+    mor = table_path("quickstart_trips_table/mor/avro/v8_trips_8i3u1d")
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_NUMBA, str(mor)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["refused"]
