@@ -12,12 +12,13 @@ import pyarrow as pa
 import pytest
 
 from hudi_ray.core.exceptions import HudiConfigError, HudiHistoryError
-from hudi_ray.core.table import HudiReadOptions, next_range, resolve_start
-from hudi_ray.core.table.incremental import position
+from hudi_ray.core.table import HudiReadOptions, HudiTableBuilder, next_range, resolve_start
+from hudi_ray.core.table.incremental import earliest_pending_write, effect_order, position
 from hudi_ray.core.timeline import HudiInstant
 from hudi_ray.core.timeline.timestamps import START_OF_TIME
 from hudi_testkit.history import archive_oldest, clean_files, complete_held, hold_in_flight
 from tests.commits import CommitLog, incremental, keyed, latest_per_key, snapshot
+from tests.support import all_table_names
 
 FALLBACK = {"hoodie.datasource.read.incr.fallback.fulltablescan.enable": "true"}
 
@@ -174,3 +175,34 @@ def test_cleaned_files_fail_naming_the_file_or_fall_back(tmp_path: Path, version
     # Ranges after the cleaned commit still read incrementally.
     later = incremental(table, end_of_first, latest)
     assert keyed(later, ("id", "value")) == sorted([(i, 2) for i in range(10, 20)] + [(i, 3) for i in range(10)])
+
+
+@pytest.mark.parametrize("name", all_table_names())
+def test_one_instant_ranges_of_every_real_table_are_the_oracles_ranges(name: str, table_path) -> None:
+    """From the beginning, one instant per range: every completed data instant once, in the
+    order it took effect, up to the earliest pending write, each range starting where the last
+    ended. These are the consecutive-instant incremental queries that
+    ``test_oracle.py::test_incremental_between_consecutive_instants`` checks against hudi-rs,
+    and the ranges a stream with one instant per trigger and the Ray job read."""
+    timeline = HudiTableBuilder.from_base_uri(str(table_path(name))).build().get_timeline()
+    pending = earliest_pending_write(timeline)
+    expected = sorted(
+        (
+            i
+            for i in timeline.data_instants
+            if pending is None or position(i.completed_at) < position(pending.timestamp)
+        ),
+        key=effect_order,
+    )
+    ranges = []
+    start = None
+    while len(ranges) <= len(expected):
+        rng = next_range(timeline, start, max_instants=1)
+        if rng.is_empty:
+            break
+        assert rng.start == (start or START_OF_TIME)
+        assert rng.end == position(rng.instants[-1].completed_at)
+        ranges.append(rng)
+        start = rng.end
+    assert [i for r in ranges for i in r.instants] == expected
+    assert all(len({position(i.completed_at) for i in r.instants}) == 1 for r in ranges)
