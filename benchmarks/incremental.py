@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import shutil
 import statistics
@@ -138,6 +139,8 @@ def ray_side(path: Path, instants: list[str]) -> list[dict[str, Any]]:
 
     ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     ray.data.DataContext.get_current().enable_progress_bars = False
+    # Ray Data logs every execution at INFO on its own logger; the table below is the output.
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
     uri = str(path)
     out = []
     with tempfile.TemporaryDirectory() as tmp:
