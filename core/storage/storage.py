@@ -395,14 +395,8 @@ class Storage:
         path = self.full_path(rel)
         with self._errors("write", rel):
             if self.is_local:
-                folder = os.path.dirname(path)
-                os.makedirs(folder, exist_ok=True)
-                tmp = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+                tmp = _written_aside(path, data)
                 try:
-                    with open(tmp, "wb") as f:
-                        f.write(data)
-                        f.flush()
-                        os.fsync(f.fileno())
                     os.replace(tmp, path)
                 finally:
                     if os.path.exists(tmp):
@@ -418,14 +412,8 @@ class Storage:
         path = self.full_path(rel)
         with self._errors("create", rel):
             if self.is_local:
-                folder = os.path.dirname(path)
-                os.makedirs(folder, exist_ok=True)
-                tmp = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+                tmp = _written_aside(path, data)
                 try:
-                    with open(tmp, "wb") as f:
-                        f.write(data)
-                        f.flush()
-                        os.fsync(f.fileno())
                     os.link(tmp, path)  # fails when the file exists: content and creation at once
                     return True
                 except FileExistsError:
@@ -480,3 +468,20 @@ class Storage:
         state.pop("arrow_fs", None)
         state.pop("fetcher", None)
         return state
+
+
+def _written_aside(path: str, data: bytes) -> str:
+    """``data`` written and synced to a new temporary file beside local ``path``; its path."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return tmp
