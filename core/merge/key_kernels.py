@@ -68,6 +68,16 @@ def _equal(a, a_size, a_start, a_end, b, b_size, b_start, b_end):  # type: ignor
     return k == n or _word(a, a_size, a_start + k, n - k) == _word(b, b_size, b_start + k, n - k)
 
 
+@nb.njit(inline="always", **_OPTIONS)
+def _hash_batch(addr, size, offsets, i0, g, hashes, slots, mask):  # type: ignore[no-untyped-def]
+    """Hash keys ``i0`` to ``i0 + g`` into ``hashes``, prefetching each one's
+    first slot so the probes that follow find it in cache."""
+    for k in range(g):
+        h = _hash(addr, size, offsets[i0 + k], offsets[i0 + k + 1])
+        hashes[k] = h
+        prefetch(slots + 8 * (h & mask))
+
+
 @nb.njit(
     nt.int64(_OFFSETS, _BYTES, _BYTES, _OFFSETS, _BYTES, _BYTES, _CODES, _CODES),
     **_OPTIONS,
@@ -93,10 +103,7 @@ def match_keys(log_offsets, log_data, log_valid, base_offsets, base_data, base_v
     hashes = np.empty(_BATCH, dtype=np.int64)
     for i0 in range(0, n, _BATCH):
         g = min(_BATCH, n - i0)
-        for k in range(g):
-            h = _hash(log, log_size, log_offsets[i0 + k], log_offsets[i0 + k + 1])
-            hashes[k] = h
-            prefetch(slots + 8 * (h & mask))
+        _hash_batch(log, log_size, log_offsets, i0, g, hashes, slots, mask)
         for k in range(g):
             i = i0 + k
             if len(log_valid) and log_valid[i] == 0:
@@ -131,10 +138,7 @@ def match_keys(log_offsets, log_data, log_valid, base_offsets, base_data, base_v
     rows = len(base_offsets) - 1
     for b0 in range(0, rows, _BATCH):
         g = min(_BATCH, rows - b0)
-        for k in range(g):
-            h = _hash(base, base_size, base_offsets[b0 + k], base_offsets[b0 + k + 1])
-            hashes[k] = h
-            prefetch(slots + 8 * (h & mask))
+        _hash_batch(base, base_size, base_offsets, b0, g, hashes, slots, mask)
         for k in range(g):
             i = b0 + k
             if len(base_valid) and base_valid[i] == 0:
