@@ -210,10 +210,9 @@ class MetadataTable:
             if schema is None:
                 raise HudiCorruptFileError(f"Metadata HFile {reader.where} has no schema in its file info")
             if keys is not None:
-                rows = ((k.encode(), reader.get(k.encode())) for k in sorted(keys))
-                cells = [(r, v) for r, v in rows if v is not None]
+                cells = list(reader.get_many(k.encode() for k in keys).items())
             elif prefixes is not None:
-                cells = [c for p in prefixes for c in reader.scan_prefix(p.encode())]
+                cells = list(reader.scan_prefixes(p.encode() for p in prefixes))
             else:
                 cells = list(reader.scan())
             for row, value in cells:
