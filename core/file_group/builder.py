@@ -126,7 +126,8 @@ class SliceBuilder:
     def _latest(self, g: FileGroup, visibility: Visibility) -> _Chosen | None:
         visible = [b for b in g.base_files if visibility.sees(b[0])]
         latest = max(visible, key=lambda b: b[0]) if visible else None
-        logs = self._logs_of_latest_slice(g, sorted(b[0] for b in visible), visibility)
+        # Most groups have no log files: planning does this once per file group of the table.
+        logs = self._logs_of_latest_slice(g, sorted(b[0] for b in visible), visibility) if g.log_files else ()
         if latest is None and not logs:
             return None
         return _Chosen(g, latest, logs)

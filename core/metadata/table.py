@@ -307,11 +307,13 @@ class MetadataTable:
         wanted = {NON_PARTITIONED if p == "" else p: p for p in partitions}
         recs = self.records(FILES, keys=list(wanted))
         out: dict[str, list[FileInfo]] = {}
+        base = self._data_base_url
         for key, partition in wanted.items():
             rec = recs.get(key)
             files = live_files(rec) if rec else {}
+            where = self._where(key)
             for n in files:
-                check_file_name(n, "File name", self._where(key), self._data_base_url)
+                check_file_name(n, "File name", where, base)
             out[partition] = [
                 FileInfo(name=n, path=f"{partition}/{n}" if partition else n, size=s, is_dir=False)
                 for n, s in sorted(files.items())
