@@ -19,6 +19,7 @@ from hudi_ray.core.log_file import parse_log_file_name
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.storage.paths import check_metadata_path
+from hudi_ray.core.timeline.commit_avro import Unsupported, decode_commit_record
 from hudi_ray.core.timeline.instant import (
     CLEAN,
     CLUSTERING,
@@ -44,11 +45,14 @@ def decode_instant_metadata(raw: bytes, where: str) -> dict[str, Any]:
         return {}
     try:
         if raw.startswith(_AVRO_MAGIC):
-            records = list(fastavro.reader(io.BytesIO(raw)))
-            if not records:
-                raise HudiTimelineError(f"Instant file {where} holds no Avro record")
-            value = records[0]
             expected = "an Avro record"
+            try:
+                value = decode_commit_record(raw)
+            except Unsupported:
+                records = list(fastavro.reader(io.BytesIO(raw)))
+                if not records:
+                    raise HudiTimelineError(f"Instant file {where} holds no Avro record") from None
+                value = records[0]
         else:
             value = json.loads(raw.decode("utf-8"))
             expected = "a JSON object"
