@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 import fastavro
 import pyarrow as pa
 
-from hudi_ray.core.base_file import parse_base_file_name
+from hudi_ray.core.base_file import base_file_id
 from hudi_ray.core.config import TableConfig, load_table_config
 from hudi_ray.core.exceptions import HudiCoreError, HudiFileNotFoundError, HudiSchemaError, HudiTimelineError
 from hudi_ray.core.log_file import parse_log_file_name
@@ -72,9 +72,9 @@ _STAT_COUNTS = ("numWrites", "numDeletes", "numUpdateWrites", "numInserts", "tot
 
 def _stat_file_id(path: str) -> str | None:
     name = path.rsplit("/", 1)[-1]
-    base = parse_base_file_name(name)
-    if base is not None:
-        return base.file_id
+    file_id = base_file_id(name)
+    if file_id is not None:
+        return file_id
     log_file = parse_log_file_name(name, 0)
     return log_file.file_id if log_file is not None else None
 
