@@ -240,7 +240,15 @@ def _record(schema: dict[str, Any]) -> Reader:
                 else:
                     out[name], pos = _long(buf, pos + 1)
             else:
-                out[name], pos = _string(buf, pos + 1)
+                b = buf[pos + 1]
+                if b < 0x80 and not b & 1:  # a length under 64, in one byte
+                    start = pos + 2
+                    pos = start + (b >> 1)
+                    if pos > len(buf):
+                        raise ValueError("string length outside the datum")
+                    out[name] = buf[start:pos].decode("utf-8")
+                else:
+                    out[name], pos = _string(buf, pos + 1)
         return out, pos
 
     return record
