@@ -176,7 +176,8 @@ def _validate_write_stat(stat: Any, partition: str, where: str) -> dict[str, Any
         )
     file_id = stat.get("fileId")
     path = stat.get("path")
-    for key, value in (("fileId", file_id), ("path", path), ("partitionPath", stat.get("partitionPath"))):
+    stated = stat.get("partitionPath")
+    for key, value in (("fileId", file_id), ("path", path), ("partitionPath", stated)):
         if value is not None and not isinstance(value, str):
             raise HudiTimelineError(
                 f"Malformed commit metadata in {where}: {key} of a write stat in partition {partition!r} "
@@ -189,12 +190,12 @@ def _validate_write_stat(stat: Any, partition: str, where: str) -> dict[str, Any
             f"Malformed commit metadata in {where}: write stat for {path!r} in partition {partition!r} "
             "has an empty fileId"
         )
-    if stat.get("partitionPath") is None:
+    if stated is None:
         stat = {**stat, "partitionPath": partition}
-    elif stat["partitionPath"] != partition:
+    elif stated != partition:
         raise HudiTimelineError(
             f"Malformed commit metadata in {where}: write stat for {path!r} has partitionPath "
-            f"{stat.get('partitionPath')!r} but is listed under partition {partition!r}"
+            f"{stated!r} but is listed under partition {partition!r}"
         )
     named = _stat_file_id(path)
     if named is not None and named != file_id:
@@ -204,7 +205,9 @@ def _validate_write_stat(stat: Any, partition: str, where: str) -> dict[str, Any
         )
     for key in _STAT_COUNTS:
         value = stat.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        if value is None or (type(value) is int and value >= 0):
+            continue  # the usual case, asked first: once per count of every write stat
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise HudiTimelineError(
                 f"Malformed commit metadata in {where}: {key} of write stat for {path!r} "
                 f"must be a non-negative integer, got {value!r}"
