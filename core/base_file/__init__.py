@@ -3,7 +3,7 @@ routed by file extension (``base_file_reader``)."""
 
 from hudi_ray.core.base_file.footer_stats import footer_bounds
 from hudi_ray.core.base_file.lance import LanceFileInfo, LanceReader
-from hudi_ray.core.base_file.names import BaseFileName, base_file_instant, parse_base_file_name
+from hudi_ray.core.base_file.names import BaseFileName, base_file_id, base_file_instant, parse_base_file_name
 from hudi_ray.core.base_file.parquet import FooterCache, ParquetReader
 from hudi_ray.core.base_file.reader import (
     LANCE,
@@ -24,6 +24,7 @@ __all__ = [
     "LanceReader",
     "ParquetReader",
     "base_file_format",
+    "base_file_id",
     "base_file_instant",
     "base_file_reader",
     "footer_bounds",

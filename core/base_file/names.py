@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-_BASE_EXTENSIONS = (".parquet", ".orc", ".hfile", ".lance")
+_BASE_EXTENSIONS = frozenset({"parquet", "orc", "hfile", "lance"})
 
 
 class BaseFileName(NamedTuple):
@@ -19,7 +19,7 @@ class BaseFileName(NamedTuple):
 
 def _name_parts(name: str) -> tuple[str, str, str, str] | None:
     stem, dot, ext = name.rpartition(".")
-    if not dot or f".{ext}" not in _BASE_EXTENSIONS or name.startswith("."):
+    if not dot or ext not in _BASE_EXTENSIONS or name.startswith("."):
         return None
     parts = stem.rsplit("_", 2)
     if len(parts) != 3 or not parts[2].isdigit():
@@ -38,3 +38,10 @@ def base_file_instant(name: str) -> str | None:
     without building the record: asked once per file read)."""
     parts = _name_parts(name)
     return parts[2] if parts else None
+
+
+def base_file_id(name: str) -> str | None:
+    """The file id in a base file's name (``parse_base_file_name``'s, without
+    building the record: asked once per write stat of every commit read)."""
+    parts = _name_parts(name)
+    return parts[0] if parts else None

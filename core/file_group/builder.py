@@ -124,9 +124,13 @@ class SliceBuilder:
         return slices
 
     def _latest(self, g: FileGroup, visibility: Visibility) -> _Chosen | None:
+        if not g.log_files and len(g.base_files) == 1:
+            # The common group (one base file, no logs), once per file group of the table.
+            only = g.base_files[0]
+            return _Chosen(g, only, ()) if visibility.sees(only[0]) else None
         visible = [b for b in g.base_files if visibility.sees(b[0])]
         latest = max(visible, key=lambda b: b[0]) if visible else None
-        logs = self._logs_of_latest_slice(g, sorted(b[0] for b in visible), visibility)
+        logs = self._logs_of_latest_slice(g, sorted(b[0] for b in visible), visibility) if g.log_files else ()
         if latest is None and not logs:
             return None
         return _Chosen(g, latest, logs)

@@ -5,7 +5,9 @@ Layout: data blocks, optional meta and intermediate index blocks, the
 "load-on-open" section (root data index, meta index, file info) and a fixed
 4096-byte trailer holding a protobuf message. Blocks have a 33-byte header and
 a payload that is gzip-compressed when the codec is GZ. A key lookup reads the
-root index once, then one block per index level and one data block.
+root index once, then one block per index level and one data block. Lookups of
+many keys or prefixes go in key order through one forward cursor, so a data
+block is read and walked once however many of them fall in it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import bisect
 import struct
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiUnsupportedError
@@ -95,6 +97,43 @@ def _row_of_key(key: bytes) -> bytes:
     return key[2 : 2 + n]
 
 
+# A cell: key length, value length, then the key, whose first field is the row's length.
+_CELL_HEAD = struct.Struct(">iiH")
+_CELL_LENGTHS = struct.Struct(">ii")
+
+
+def _next_cell(
+    payload: bytes, pos: int, target: bytes, where: str, block_offset: int
+) -> tuple[int, bytes, bytes, int] | None:
+    """The first cell at or after byte ``pos`` of a data block's payload whose row is at
+    least ``target``: (its position, row, value, the position after it); None past the
+    block's last cell. The one place cells are parsed, for scans and lookups alike."""
+    n = len(payload)
+    head = _CELL_HEAD.unpack_from
+    while pos < n:
+        if pos + 10 <= n:
+            key_len, value_len, row_len = head(payload, pos)
+        else:
+            key_len, value_len = _CELL_LENGTHS.unpack_from(payload, pos)
+            row_len = 0
+        end = pos + 8 + key_len + value_len
+        # A negative length would move the cursor backwards and loop forever.
+        if key_len < 2 or value_len < 0 or end > n:
+            raise HudiCorruptFileError(
+                f"HFile {where}: cell at byte {pos} of the data block at offset {block_offset} "
+                f"has key length {key_len} and value length {value_len}, outside its {n}-byte block"
+            )
+        row = payload[pos + 10 : pos + 10 + row_len]
+        # The MVCC timestamp (always present in Hudi files) is a Hadoop vlong: one
+        # byte unless its first byte, read signed, is below -112.
+        first = payload[end]
+        after = end + 1 if first < 0x80 or first >= 0x90 else _hadoop_vlong(payload, end)[1]
+        if row >= target:
+            return pos, row, payload[end - value_len : end], after
+        pos = after
+    return None
+
+
 # Deflate cannot expand data by more than about 1032:1, so a block header
 # declaring more than this per compressed byte is lying.
 _MAX_INFLATE_RATIO = 1032
@@ -174,6 +213,8 @@ class HFileReader:
     _tail: bytes = field(init=False, default=b"")
     _tail_offset: int = field(init=False, default=0)
     _cache: dict[int, bytes] = field(init=False, default_factory=dict)
+    _root_rows: list[bytes] = field(init=False, default_factory=list)
+    _index_cache: dict[int, tuple[list[BlockRef], list[bytes]]] = field(init=False, default_factory=dict)
 
     @classmethod
     def from_bytes(cls, data: bytes, where: str) -> HFileReader:
@@ -195,6 +236,7 @@ class HFileReader:
             pos = self.trailer.load_on_open_offset
             root, pos = self._block(pos, _MAGIC_ROOT)
             self._root = self._root_entries(root, self.trailer.data_index_count)
+            self._root_rows = [r.first_row for r in self._root]
             _, pos = self._block(pos, _MAGIC_ROOT)  # meta index: only the bloom filter
             info, _ = self._block(self.trailer.file_info_offset, _MAGIC_FILE_INFO)
             self.file_info = self._file_info(info)
@@ -330,8 +372,17 @@ class HFileReader:
     # -- index -------------------------------------------------------------------
 
     def _children(self, ref: BlockRef) -> list[BlockRef]:
-        payload, _ = self._block(ref.offset, None, ref.size)
-        return self._non_root_entries(payload, ref.offset)
+        return self._index_level(ref)[0]
+
+    def _index_level(self, ref: BlockRef) -> tuple[list[BlockRef], list[bytes]]:
+        """The entries of the index block ``ref`` and their first rows (for bisecting)."""
+        # Lookups in key order descend the same index blocks again and again.
+        level = self._index_cache.get(ref.offset)
+        if level is None:
+            payload, _ = self._block(ref.offset, None, ref.size)
+            children = self._non_root_entries(payload, ref.offset)
+            level = self._index_cache[ref.offset] = (children, [r.first_row for r in children])
+        return level
 
     def data_blocks(self) -> list[BlockRef]:
         """Every data block in key order (walks all index levels)."""
@@ -356,42 +407,32 @@ class HFileReader:
                 if remaining == 0:
                     yield ref
                 else:
-                    children = self._children(ref)
-                    first = max(bisect.bisect_right([r.first_row for r in children], row) - 1, 0)
+                    children, rows = self._index_level(ref)
+                    first = max(bisect.bisect_right(rows, row) - 1, 0)
                     # For later siblings every child key exceeds ``row``, so this is 0.
                     yield from walk(children, first, remaining - 1)
 
         if not self._root:
             return iter(())
-        first = max(bisect.bisect_right([r.first_row for r in self._root], row) - 1, 0)
+        first = max(bisect.bisect_right(self._root_rows, row) - 1, 0)
         return walk(self._root, first, depth)
 
     # -- records -------------------------------------------------------------------
 
-    def _cells(self, ref: BlockRef) -> Iterator[tuple[bytes, bytes]]:
+    def _data_block(self, ref: BlockRef) -> bytes:
         payload = self._cache.get(ref.offset)
         if payload is None:
             payload, _ = self._block(ref.offset, _MAGIC_DATA, ref.size)
             if len(self._cache) >= 64:
                 self._cache.clear()
             self._cache[ref.offset] = payload
+        return payload
+
+    def _cells(self, ref: BlockRef) -> Iterator[tuple[bytes, bytes]]:
+        payload = self._data_block(ref)
         pos = 0
-        n = len(payload)
-        while pos < n:
-            key_len, value_len = struct.unpack_from(">ii", payload, pos)
-            # A negative length would move the cursor backwards and loop forever.
-            if key_len < 2 or value_len < 0 or pos + 8 + key_len + value_len > n:
-                raise HudiCorruptFileError(
-                    f"HFile {self.where}: cell at byte {pos} of the data block at offset {ref.offset} "
-                    f"has key length {key_len} and value length {value_len}, outside its {n}-byte block"
-                )
-            pos += 8
-            (row_len,) = struct.unpack_from(">H", payload, pos)
-            row = payload[pos + 2 : pos + 2 + row_len]
-            pos += key_len
-            value = payload[pos : pos + value_len]
-            pos += value_len
-            _, pos = _hadoop_vlong(payload, pos)  # MVCC timestamp, always present in Hudi files
+        while (cell := _next_cell(payload, pos, b"", self.where, ref.offset)) is not None:
+            _, row, value, pos = cell
             yield row, value
 
     def _guard(self, it: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
@@ -413,25 +454,45 @@ class HFileReader:
 
     def get(self, key: bytes) -> bytes | None:
         """The value stored under exactly ``key``, or None."""
-        for row, value in self.scan_prefix(key):
-            if row == key:
-                return value
-            return None
-        return None
+        return self.get_many([key]).get(key)
 
-    def scan_prefix(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
-        """Every (row, value) whose row starts with ``prefix``, in key order."""
+    def get_many(self, keys: Iterable[bytes]) -> dict[bytes, bytes]:
+        """The value of each of ``keys`` the file holds (keys it lacks are left out)."""
 
         def gen() -> Iterator[tuple[bytes, bytes]]:
             if self.trailer.entry_count == 0:
                 return
-            for ref in self._locate(prefix):
-                for row, value in self._cells(ref):
-                    if row < prefix:
-                        continue
-                    if not row.startswith(prefix):
-                        return
-                    yield row, value
+            cursor = _Cursor(self)
+            for key in sorted(set(keys)):
+                cell = cursor.seek(key)
+                if cell is None:
+                    return
+                if cell[0] == key:
+                    yield cell
+
+        return dict(self._guard(gen()))
+
+    def scan_prefix(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
+        """Every (row, value) whose row starts with ``prefix``, in key order."""
+        return self.scan_prefixes([prefix])
+
+    def scan_prefixes(self, prefixes: Iterable[bytes]) -> Iterator[tuple[bytes, bytes]]:
+        """Every (row, value) whose row starts with one of ``prefixes``, once, in key order."""
+        kept: list[bytes] = []
+        for p in sorted(set(prefixes)):
+            # Sorted, a prefix that extends a kept one follows it; its rows are among that one's.
+            if not kept or not p.startswith(kept[-1]):
+                kept.append(p)
+
+        def gen() -> Iterator[tuple[bytes, bytes]]:
+            if self.trailer.entry_count == 0:
+                return
+            cursor = _Cursor(self)
+            for prefix in kept:
+                cell = cursor.seek(prefix)
+                while cell is not None and cell[0].startswith(prefix):
+                    yield cell
+                    cell = cursor.advance()
 
         return self._guard(gen())
 
@@ -443,3 +504,53 @@ class HFileReader:
     def avro_schema(self) -> str | None:
         raw = self.file_info.get(b"schema")
         return raw.decode("utf-8") if raw else None
+
+
+class _Cursor:
+    """A forward-only position among a file's cells, for targets in ascending order.
+
+    Every row before the position is below the targets sought so far, so a later
+    (greater) target is sought from there on: within the current data block, or
+    from the block the index names for it when that lies further on.
+    """
+
+    def __init__(self, reader: HFileReader) -> None:
+        self._reader = reader
+        self._blocks: Iterator[BlockRef] = iter(())  # the data blocks after the current one
+        self._ref: BlockRef | None = None
+        self._payload = b""
+        self._pos = 0  # of the current cell
+        self._after = 0  # the byte after the current cell
+
+    def seek(self, target: bytes) -> tuple[bytes, bytes] | None:
+        """The first cell whose row is at least ``target``, made current."""
+        blocks = self._reader._locate(target)
+        first = next(blocks, None)
+        if first is None:
+            return None
+        if self._ref is None or first.offset > self._ref.offset:
+            self._enter(first, blocks)
+        return self._first_from(self._pos, target)
+
+    def advance(self) -> tuple[bytes, bytes] | None:
+        """The cell after the current one, made current."""
+        return self._first_from(self._after, b"")
+
+    def _enter(self, ref: BlockRef, following: Iterator[BlockRef]) -> None:
+        self._ref, self._blocks = ref, following
+        self._payload = self._reader._data_block(ref)
+        self._pos = self._after = 0
+
+    def _first_from(self, pos: int, target: bytes) -> tuple[bytes, bytes] | None:
+        while self._ref is not None:
+            cell = _next_cell(self._payload, pos, target, self._reader.where, self._ref.offset)
+            if cell is not None:
+                self._pos, row, value, self._after = cell
+                return row, value
+            self._pos = self._after = pos = len(self._payload)
+            ref = next(self._blocks, None)
+            if ref is None:
+                return None  # past the last block: every later target is absent too
+            self._enter(ref, self._blocks)
+            pos = 0
+        return None

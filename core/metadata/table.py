@@ -210,10 +210,9 @@ class MetadataTable:
             if schema is None:
                 raise HudiCorruptFileError(f"Metadata HFile {reader.where} has no schema in its file info")
             if keys is not None:
-                rows = ((k.encode(), reader.get(k.encode())) for k in sorted(keys))
-                cells = [(r, v) for r, v in rows if v is not None]
+                cells = list(reader.get_many(k.encode() for k in keys).items())
             elif prefixes is not None:
-                cells = [c for p in prefixes for c in reader.scan_prefix(p.encode())]
+                cells = list(reader.scan_prefixes(p.encode() for p in prefixes))
             else:
                 cells = list(reader.scan())
             for row, value in cells:
@@ -308,11 +307,13 @@ class MetadataTable:
         wanted = {NON_PARTITIONED if p == "" else p: p for p in partitions}
         recs = self.records(FILES, keys=list(wanted))
         out: dict[str, list[FileInfo]] = {}
+        base = self._data_base_url
         for key, partition in wanted.items():
             rec = recs.get(key)
             files = live_files(rec) if rec else {}
+            where = self._where(key)
             for n in files:
-                check_file_name(n, "File name", self._where(key), self._data_base_url)
+                check_file_name(n, "File name", where, base)
             out[partition] = [
                 FileInfo(name=n, path=f"{partition}/{n}" if partition else n, size=s, is_dir=False)
                 for n, s in sorted(files.items())

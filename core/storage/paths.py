@@ -97,7 +97,9 @@ def metadata_path_problem(value: str) -> str | None:
         return "is a URI, not a path relative to the table"
     if value.startswith("/"):
         return "is an absolute path, not a path relative to the table"
-    if any(part in (".", "..") for part in value.split("/")):
+    # A component is "." or ".." exactly when, between slashes, it shows as "/./" or "/../".
+    wrapped = f"/{value}/"
+    if "/./" in wrapped or "/../" in wrapped:
         return "has a '.' or '..' component"
     return None
 

@@ -153,6 +153,11 @@ class SecondaryIndexPruner:
         self._indexes = indexes
         self._filters = filters
         self._schema = schema
+        self._decided: tuple[Filter, ...] = ()
+
+    def decided(self) -> tuple[Filter, ...]:
+        """The filters the last ``prune`` decided: every row they allow lies in the slices it kept."""
+        return self._decided
 
     def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
         try:
@@ -162,6 +167,7 @@ class SecondaryIndexPruner:
         except (HudiCorruptFileError, HudiFileNotFoundError) as exc:
             log.warning("Not pruning by the metadata table's secondary indexes: %s", exc)
             verdict = SecondaryIndexVerdict(items, (), f"an index file is damaged or missing: {exc}")
+        self._decided = verdict.decided
         explain.add("secondary index", _partitions_of(verdict.slices), len(verdict.slices))
         if verdict.used:
             explain.note(f"secondary index: looked up in {', '.join(verdict.used)}")
@@ -213,21 +219,32 @@ class FooterStatsPruner:
 class ColumnStatsPruner:
     """Slices none of whose files (base and logs) can hold a match by the
     metadata table's column stats; where those cannot decide (no stats for
-    these filters, or damaged index files) the ``fallback`` prunes instead."""
+    these filters, or damaged index files) the ``fallback`` prunes instead.
+
+    Filters an earlier stage decided (``decided``: the secondary index, whose kept
+    slices each hold a value the filter allows) are not looked up: the stats of
+    those slices cannot rule them out, so looking would cost and drop nothing.
+    """
 
     def __init__(
-        self, mdt: MetadataTable, data_filters: list[Filter], schema: pa.Schema, fallback: Pruner[HudiFileSlice]
+        self,
+        mdt: MetadataTable,
+        data_filters: list[Filter],
+        schema: pa.Schema,
+        fallback: Pruner[HudiFileSlice],
+        decided: Callable[[], Sequence[Filter]] = tuple,
     ) -> None:
         self._mdt = mdt
         self._filters = data_filters
         self._schema = schema
         self._fallback = fallback
+        self._decided = decided
 
-    def _verdict(self, slices: list[HudiFileSlice]) -> list[HudiFileSlice] | None:
-        if not self._filters or not self._mdt.has(COLUMN_STATS) or not slices:
+    def _verdict(self, slices: list[HudiFileSlice], filters: list[Filter]) -> list[HudiFileSlice] | None:
+        if not filters or not self._mdt.has(COLUMN_STATS) or not slices:
             return None
         schema = self._schema
-        columns = {f.field for f in self._filters}
+        columns = {f.field for f in filters}
         files = [(s.partition_path, n) for s in slices for n in _file_names(s)]
         if len(files) * len(columns) <= _EXACT_STATS_KEYS:
             stats = self._mdt.column_stats_of_files(columns, files, schema)
@@ -240,14 +257,19 @@ class ColumnStatsPruner:
                 # A file the index does not cover, or a column it lacks, may hold anything.
                 if file_stats is None or not columns <= file_stats.keys():
                     return True
-                if may_match(self._filters, file_stats, schema):
+                if may_match(filters, file_stats, schema):
                     return True
             return False
 
         return [s for s in slices if keep(s)]
 
     def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
-        kept = index_or_none("column stats", lambda: self._verdict(items))
+        decided = set(self._decided())
+        filters = [f for f in self._filters if f not in decided]
+        if self._filters and not filters:
+            explain.add("column stats", _partitions_of(items), len(items))
+            return items
+        kept = index_or_none("column stats", lambda: self._verdict(items, filters))
         if kept is None:
             return self._fallback.prune(items, explain)
         explain.add("column stats", _partitions_of(kept), len(kept))

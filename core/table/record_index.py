@@ -124,6 +124,8 @@ def value_suspect_files(
     if suspects is None:
         return None
     names = {(p, n) for p, ns in suspects.items() for n in ns}
+    if not names:
+        return {}  # nothing taints a file group, so no write follows one
     tainted: set[tuple[str, str]] = set()
     out: dict[str, set[str]] = {}
     for instant in timeline.data_instants:

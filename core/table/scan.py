@@ -218,8 +218,11 @@ class SnapshotScan(Scan):
         if mdt.has(RECORD_INDEX):
             pruners.append(RecordIndexPruner(self.sources.record_index_guard(mdt), filters, schema))
         if any(p.startswith(SECONDARY_INDEX_PREFIX) for p in mdt.partitions_enabled) or ctx.config.get(INDEX_DEFS_KEY):
-            pruners.append(SecondaryIndexPruner(self.sources.secondary_indexes(mdt), filters, schema))
-        pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers))
+            secondary = SecondaryIndexPruner(self.sources.secondary_indexes(mdt), filters, schema)
+            pruners.append(secondary)
+            pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers, decided=secondary.decided))
+        else:
+            pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers))
         return pruners
 
 

@@ -49,6 +49,8 @@ class SecondaryIndexVerdict:
     slices: list[HudiFileSlice]
     used: tuple[str, ...] = ()
     kept_because: str | None = None
+    # The filters the indexes decided: every row they allow lies in ``slices``.
+    decided: tuple[Filter, ...] = ()
 
 
 def _lookup_values(filters: Sequence[Filter], column: str) -> tuple[set[str] | None, list[Filter]]:
@@ -144,6 +146,7 @@ class SecondaryIndexes:
             return SecondaryIndexVerdict(slices, (), "no record index to locate the keys the secondary index names")
         kept: set[tuple[str, str]] | None = None
         names: list[str] = []
+        decided: list[Filter] = []
         for index, stored, used in lookups:
             groups = self._file_groups(index, stored, used, slices, schema)
             if isinstance(groups, str):
@@ -151,10 +154,11 @@ class SecondaryIndexes:
                 continue
             kept = groups if kept is None else kept & groups
             names.append(index.partition)
+            decided += used
         if kept is None:
             return SecondaryIndexVerdict(slices, (), reason)
         out = [s for s in slices if (s.partition_path, s.file_id) in kept]
-        return SecondaryIndexVerdict(out, tuple(names), None)
+        return SecondaryIndexVerdict(out, tuple(names), None, tuple(decided))
 
     def _file_groups(
         self,

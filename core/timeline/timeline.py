@@ -12,13 +12,14 @@ from typing import Any, NoReturn
 import fastavro
 import pyarrow as pa
 
-from hudi_ray.core.base_file import parse_base_file_name
+from hudi_ray.core.base_file import base_file_id
 from hudi_ray.core.config import TableConfig, load_table_config
 from hudi_ray.core.exceptions import HudiCoreError, HudiFileNotFoundError, HudiSchemaError, HudiTimelineError
 from hudi_ray.core.log_file import parse_log_file_name
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.storage.paths import check_metadata_path
+from hudi_ray.core.timeline.commit_avro import Unsupported, decode_commit_record
 from hudi_ray.core.timeline.instant import (
     CLEAN,
     CLUSTERING,
@@ -44,11 +45,14 @@ def decode_instant_metadata(raw: bytes, where: str) -> dict[str, Any]:
         return {}
     try:
         if raw.startswith(_AVRO_MAGIC):
-            records = list(fastavro.reader(io.BytesIO(raw)))
-            if not records:
-                raise HudiTimelineError(f"Instant file {where} holds no Avro record")
-            value = records[0]
             expected = "an Avro record"
+            try:
+                value = decode_commit_record(raw)
+            except Unsupported:
+                records = list(fastavro.reader(io.BytesIO(raw)))
+                if not records:
+                    raise HudiTimelineError(f"Instant file {where} holds no Avro record") from None
+                value = records[0]
         else:
             value = json.loads(raw.decode("utf-8"))
             expected = "a JSON object"
@@ -68,9 +72,9 @@ _STAT_COUNTS = ("numWrites", "numDeletes", "numUpdateWrites", "numInserts", "tot
 
 def _stat_file_id(path: str) -> str | None:
     name = path.rsplit("/", 1)[-1]
-    base = parse_base_file_name(name)
-    if base is not None:
-        return base.file_id
+    file_id = base_file_id(name)
+    if file_id is not None:
+        return file_id
     log_file = parse_log_file_name(name, 0)
     return log_file.file_id if log_file is not None else None
 
@@ -172,7 +176,8 @@ def _validate_write_stat(stat: Any, partition: str, where: str) -> dict[str, Any
         )
     file_id = stat.get("fileId")
     path = stat.get("path")
-    for key, value in (("fileId", file_id), ("path", path), ("partitionPath", stat.get("partitionPath"))):
+    stated = stat.get("partitionPath")
+    for key, value in (("fileId", file_id), ("path", path), ("partitionPath", stated)):
         if value is not None and not isinstance(value, str):
             raise HudiTimelineError(
                 f"Malformed commit metadata in {where}: {key} of a write stat in partition {partition!r} "
@@ -185,12 +190,12 @@ def _validate_write_stat(stat: Any, partition: str, where: str) -> dict[str, Any
             f"Malformed commit metadata in {where}: write stat for {path!r} in partition {partition!r} "
             "has an empty fileId"
         )
-    if stat.get("partitionPath") is None:
+    if stated is None:
         stat = {**stat, "partitionPath": partition}
-    elif stat["partitionPath"] != partition:
+    elif stated != partition:
         raise HudiTimelineError(
             f"Malformed commit metadata in {where}: write stat for {path!r} has partitionPath "
-            f"{stat.get('partitionPath')!r} but is listed under partition {partition!r}"
+            f"{stated!r} but is listed under partition {partition!r}"
         )
     named = _stat_file_id(path)
     if named is not None and named != file_id:
@@ -200,7 +205,9 @@ def _validate_write_stat(stat: Any, partition: str, where: str) -> dict[str, Any
         )
     for key in _STAT_COUNTS:
         value = stat.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        if value is None or (type(value) is int and value >= 0):
+            continue  # the usual case, asked first: once per count of every write stat
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise HudiTimelineError(
                 f"Malformed commit metadata in {where}: {key} of write stat for {path!r} "
                 f"must be a non-negative integer, got {value!r}"

@@ -96,6 +96,40 @@ def test_prefix_scans_multi_level(cells: Cells, layout: dict[str, int], data: st
         assert list(reader.scan_prefix(prefix)) == _expected_prefix(cells, prefix), prefix
 
 
+@SETTINGS
+@given(cells=cell_lists, layout=layouts, data=st.data())
+def test_batched_lookups_equal_one_by_one(cells: Cells, layout: dict[str, int], data: st.DataObject) -> None:
+    """Keys and prefixes sought together, in any order and with repeats, through the one
+    forward cursor find what each finds alone, once each and in key order."""
+    reader = _read(cells, layout)
+    stored = dict(cells)
+    probes = [r for r, _ in cells if data.draw(st.booleans())] + data.draw(
+        st.lists(st.binary(max_size=150), max_size=10)
+    )
+    probes += probes[:3]
+    random.Random(len(probes)).shuffle(probes)
+    assert reader.get_many(probes) == {p: stored[p] for p in probes if p in stored}
+    prefixes = _prefixes(cells, data)
+    prefixes = data.draw(st.lists(st.sampled_from(prefixes), max_size=6)) if prefixes else []
+    expected = [c for c in cells if any(c[0].startswith(p) for p in prefixes)]
+    assert list(reader.scan_prefixes(prefixes)) == expected, prefixes
+
+
+def test_batched_lookups_across_blocks_and_index_levels() -> None:
+    cells = [(b"key-%05d" % i, b"v%d" % i) for i in range(0, 3000, 3)]
+    reader = HFileReader.from_bytes(
+        write_hfile(cells, block_size=200, max_root_entries=3, index_fanout=4), "deep.hfile"
+    )
+    assert reader.trailer.index_levels >= 3
+    wanted = [b"key-%05d" % i for i in range(0, 3000, 7)]
+    assert reader.get_many(wanted) == {k: v for k, v in cells if k in set(wanted)}
+    prefixes = [b"key-000", b"key-0001", b"key-01", b"key-1", b"key-29", b"key-3", b"nothing"]
+    assert list(reader.scan_prefixes(prefixes)) == [
+        c for c in cells if c[0].startswith((b"key-000", b"key-01", b"key-1", b"key-29"))
+    ]
+    assert reader.get_many([]) == {} and list(reader.scan_prefixes([])) == []
+
+
 def test_multi_level_layout_is_what_hbase_writes() -> None:
     """Leaf index blocks inline after the data blocks they index, intermediate blocks after the
     data section, mid-key metadata after the root entries; every level walks to the same blocks."""

@@ -70,6 +70,27 @@ def test_every_hfile_reads(mdt_tables: list[Path]) -> None:
     assert total > 200
 
 
+def test_batched_lookups_equal_the_scan_on_every_hfile(mdt_tables: list[Path]) -> None:
+    """Record index, secondary index, stats and files HFiles: keys and prefixes sought
+    together find the cells a scan holds, and nothing for keys the file lacks."""
+    checked = 0
+    for path in mdt_tables:
+        for where, reader in _hfiles(path):
+            rows = dict(reader.scan())
+            keys = sorted(rows)
+            absent = [k + b"\x00" for k in keys[::3]] + [k[:-1] for k in keys[1::3]] + [b"", b"\xff"]
+            expected = {k: rows[k] for k in keys[::2] + absent if k in rows}
+            assert reader.get_many(keys[::2] + absent) == expected, where
+            assert all(reader.get(k) == rows.get(k) for k in absent), where
+            prefixes = sorted(
+                {k[: max(1, len(k) // 2)] for k in keys[::5]} | {k.split(b"$")[0] + b"$" for k in keys[::4]}
+            )
+            found = list(reader.scan_prefixes(prefixes))
+            assert found == [(k, rows[k]) for k in keys if k.startswith(tuple(prefixes))], where
+            checked += 1
+    assert checked > 200
+
+
 def test_column_and_partition_stats_keys_hash_like_hudi(mdt_tables: list[Path]) -> None:
     checked = 0
     for path in mdt_tables:

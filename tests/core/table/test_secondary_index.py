@@ -206,6 +206,42 @@ def test_testkit_index_prunes_to_the_file_groups_holding_the_values(tmp_path: Pa
         assert not any(KEPT_ALL in n for n in plan.notes), str(plan)
 
 
+def test_column_stats_look_up_only_filters_the_index_did_not_decide(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The slices the index kept each hold a value its filter allows, so their stats are
+    not looked up for that filter; other filters still prune by column stats, and a
+    filter the index could not decide is looked up as before."""
+    from hudi_ray.core.metadata import MetadataTable
+
+    path = tmp_path / "t"
+    write_indexed_table(path)
+    looked_up: list[set[str]] = []
+    original = MetadataTable.column_stats_of_files
+
+    def spy(self: MetadataTable, columns: Any, files: Any, schema: pa.Schema) -> Any:
+        looked_up.append(set(columns))
+        return original(self, columns, files, schema)
+
+    monkeypatch.setattr(MetadataTable, "column_stats_of_files", spy)
+    plan = _check(path, [("merchant", "IN", "plain,a$b")])
+    assert plan.stage("column stats").file_slices == _stage(plan).file_slices > 0
+    assert looked_up == []
+    table = _open(path)
+    everything = to_table(table.read())
+    both = [("merchant", "IN", "plain,a$b"), ("ts", ">", "40")]
+    got = to_table(table.read(HudiReadOptions(filters=both)), everything.schema)
+    expected = _expected(everything, "merchant", ["plain", "a$b"])
+    expected = expected.filter(pc.greater(expected["ts"], 40))
+    assert row_set(got) == row_set(expected) and got.num_rows > 0
+    assert {"ts"} in looked_up and not any("merchant" in c for c in looked_up)
+    plan = _explain(table, both)
+    assert plan.stage("column stats").file_slices < _stage(plan).file_slices
+    looked_up.clear()
+    _explain(table, [("day", "<", "2024-01-03"), ("ts", "<", "8")])  # the index decides no range filter
+    assert {"day", "ts"} in looked_up
+
+
 def test_testkit_tables_read_identically_in_hudi_rs(tmp_path: Path) -> None:
     path = tmp_path / "t"
     write_indexed_table(path)
