@@ -11,7 +11,9 @@ refused with ``HudiConcurrentRunError``), picks the next range after the
 stored position with the core's rules (``hudi_ray.core.table.incremental``:
 it stops before the earliest pending write, keeps instants completing at the
 same time together, caps at ``max_instants``), and reads it through
-``read_hudi`` (the table's planner actor and reader tasks). ``commit()`` moves
+``read_hudi`` (the table's planner actor and reader tasks): a small range
+(a commit's few files) at once, so the dataset is materialized and consuming
+it pays no read, a larger one when the dataset is consumed. ``commit()`` moves
 the checkpoint to the range's end and gives the lease back; leaving the
 ``with`` block without it (an exception, or no call) gives the lease back and
 keeps the checkpoint, so the next run reads the same range again.
@@ -37,6 +39,7 @@ from hudi_ray.core.table import (
     position,
     resolve_start,
 )
+from hudi_ray.tunables import RAY_TUNABLES
 
 if TYPE_CHECKING:
     from ray.data import Dataset
@@ -177,6 +180,10 @@ def incremental(
             its history was archived or cleaned (``run.full_snapshot``).
         lease_seconds: How long the run holds the checkpoint at most.
         read_args: Further ``read_hudi`` arguments (``num_cpus``, ...).
+            A range of at most ``materialize_bytes`` estimated bytes
+            (``RayTunables.incremental_materialize_bytes`` unless given) is
+            read when the run starts, and ``run.dataset`` is materialized;
+            a larger one is read when the dataset is consumed.
 
     Raises ``HudiConcurrentRunError`` when another run holds the checkpoint,
     ``HudiHistoryError`` when the range's history is gone (without the fallback).
@@ -222,7 +229,7 @@ def incremental(
             filters=filters,
             hudi_options=hudi_options,
             storage_options=storage_options,
-            **read_args,
+            **{"materialize_bytes": RAY_TUNABLES.incremental_materialize_bytes, **read_args},
         )
         fallback = planned_read(dataset).plan.fallback
     except BaseException:
