@@ -161,6 +161,10 @@ class HudiPlanner:
     # -- snapshots -------------------------------------------------------------
 
     def _build(self) -> HudiTable:
+        if self._current is not None:
+            # What the current snapshot decoded of completed commits stays valid:
+            # a refresh after a commit decodes (and fetches) that commit only.
+            return self._snapshots[self._current][1].reloaded()
         return (
             HudiTableBuilder.from_base_uri(self._uri)
             .with_hudi_options(self._hudi)
