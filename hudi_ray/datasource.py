@@ -40,7 +40,7 @@ from ray.exceptions import RayActorError
 from hudi_ray.core.config import int_option
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError
 from hudi_ray.core.expr import check_columns
-from hudi_ray.core.table import HudiReadOptions, ReadSpec
+from hudi_ray.core.table import HudiReadOptions, IncrementalRange, ReadSpec
 from hudi_ray.expressions import predicate_to_filters, referenced_columns
 from hudi_ray.planner import (
     PLANNER_NAMESPACE,
@@ -349,6 +349,48 @@ def _spec(
     )
 
 
+def _planner_handle(
+    spec: ReadSpec,
+    storage_options: dict[str, str] | None,
+    planner: str | ActorHandle | None,
+    planner_options: dict[str, Any] | None,
+) -> ActorHandle:
+    """The planner a read asks: the one given (a handle or a name), else the table's own."""
+    if isinstance(planner, str):
+        try:
+            return get_planner(planner)
+        except ValueError as exc:
+            raise HudiConfigError(
+                f"planner={planner!r}: no planner actor of that name in namespace {PLANNER_NAMESPACE!r} "
+                f"(reading {spec.shown_uri}); pass planner=None to use the table's own"
+            ) from exc
+    if planner is None:
+        return get_or_create_planner(
+            spec.uri, hudi_options=spec.table_options, storage_options=storage_options, actor_options=planner_options
+        )
+    return planner
+
+
+def _ask_planner(
+    spec: ReadSpec,
+    storage_options: dict[str, str] | None,
+    planner: str | ActorHandle | None,
+    planner_options: dict[str, Any] | None,
+    ask: Callable[[ActorHandle], Any],
+) -> tuple[ActorHandle, Any]:
+    """``ask(handle)``'s answer from the read's planner, and the planner."""
+    handle = _planner_handle(spec, storage_options, planner, planner_options)
+    try:
+        return handle, call(ask(handle))
+    except RayActorError:
+        if planner is not None:
+            raise
+        # The table's planner was killed since this driver last used it: start another.
+        forget_planner(handle)
+        handle = _planner_handle(spec, storage_options, planner, planner_options)
+        return handle, call(ask(handle))
+
+
 def _datasource(
     spec: ReadSpec,
     *,
@@ -356,33 +398,14 @@ def _datasource(
     planner: str | ActorHandle | None,
     planner_options: dict[str, Any] | None,
     blocks_fixed: bool,
+    snapshot: PlannerSnapshot | None = None,
 ) -> HudiDatasource:
-    """The datasource of a checked read, pinned to the table's current snapshot."""
-    if isinstance(planner, str):
-        try:
-            handle = get_planner(planner)
-        except ValueError as exc:
-            raise HudiConfigError(
-                f"planner={planner!r}: no planner actor of that name in namespace {PLANNER_NAMESPACE!r} "
-                f"(reading {spec.shown_uri}); pass planner=None to use the table's own"
-            ) from exc
-    elif planner is None:
-        handle = get_or_create_planner(
-            spec.uri, hudi_options=spec.table_options, storage_options=storage_options, actor_options=planner_options
-        )
+    """The datasource of a checked read, pinned to ``snapshot`` (the planner's,
+    as it handed it out) or else to the table's current snapshot."""
+    if snapshot is None:
+        handle, snapshot = _ask_planner(spec, storage_options, planner, planner_options, lambda h: h.snapshot.remote())
     else:
-        handle = planner
-    try:
-        snapshot = call(handle.snapshot.remote())
-    except RayActorError:
-        if planner is not None:
-            raise
-        # The table's planner was killed since this driver last used it: start another.
-        forget_planner(handle)
-        handle = get_or_create_planner(
-            spec.uri, hudi_options=spec.table_options, storage_options=storage_options, actor_options=planner_options
-        )
-        snapshot = call(handle.snapshot.remote())
+        handle = _planner_handle(spec, storage_options, planner, planner_options)
     return HudiDatasource(
         # The URI as errors show it: reads go through the planner's plans, and
         # credentials reach only the storage client (Storage and the planner
@@ -473,6 +496,7 @@ def read_hudi(
     prefetch: bool | None = None,
     prefetch_depth: int = RAY_TUNABLES.prefetch_depth,
     materialize_bytes: int = 0,
+    snapshot: PlannerSnapshot | None = None,
 ) -> Dataset:
     """A Hudi table as a :class:`ray.data.Dataset`.
 
@@ -511,6 +535,9 @@ def read_hudi(
             execution of a dataset is tens of milliseconds, more than reading
             a few small files costs; a materialized dataset is read once,
             however often it is consumed.
+        snapshot: The planner's snapshot to read (as ``planner``, or the
+            table's own planner, handed it out: ``incremental_range``), not
+            its current one.
         The other arguments are ``ray.data.read_datasource``'s.
 
     The read is pinned to the table's timeline as of this call: executing the
@@ -539,6 +566,7 @@ def read_hudi(
         planner=planner,
         planner_options=planner_options,
         blocks_fixed=override_num_blocks is not None,
+        snapshot=snapshot,
     )
     remote: dict[str, Any] = {
         "num_cpus": num_cpus,
@@ -569,6 +597,47 @@ def read_hudi(
         override_num_blocks = max(1, min(math.ceil(total / RAY_TUNABLES.min_task_bytes), default))
     remote["override_num_blocks"] = override_num_blocks
     return read_datasource(datasource, **{k: v for k, v in remote.items() if v is not None})
+
+
+def incremental_range(
+    table_uri: str,
+    *,
+    after: str | None,
+    start: str | None = None,
+    max_instants: int | None = None,
+    hudi_options: dict[str, str] | None = None,
+    storage_options: dict[str, str] | None = None,
+    planner: str | ActorHandle | None = None,
+    planner_options: dict[str, Any] | None = None,
+) -> tuple[ActorHandle, PlannerSnapshot, IncrementalRange]:
+    """The next incremental range of a table from its planner
+    (``HudiPlanner.incremental_range``: after position ``after``, or where
+    ``start`` puts a new consumer), the planner and the snapshot it was taken
+    on: ``read_hudi(..., planner=handle, snapshot=snapshot)`` reads the range
+    on that same timeline. ``hudi_options``: the table's and the read's
+    (the full-snapshot fallback), as ``read_hudi`` takes them."""
+    spec = _spec(
+        table_uri,
+        query_type="snapshot",
+        filters=None,
+        hudi_options=hudi_options,
+        columns=None,
+        as_of_timestamp=None,
+        start_timestamp=None,
+        end_timestamp=None,
+        batch_size=None,
+        prefetch=None,
+        prefetch_depth=RAY_TUNABLES.prefetch_depth,
+    )
+    read = HudiReadOptions(hudi_options={k: v for k, v in (hudi_options or {}).items() if k not in spec.table_options})
+    handle, (snapshot, rng) = _ask_planner(
+        spec,
+        storage_options,
+        planner,
+        planner_options,
+        lambda h: h.incremental_range.remote(after, start, max_instants, read),
+    )
+    return handle, snapshot, rng
 
 
 def planned_read(ds: Dataset) -> SliceChunks:
