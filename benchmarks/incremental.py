@@ -190,10 +190,26 @@ def ray_side(path: Path, instants: list[str]) -> list[dict[str, Any]]:
 PHASES = ("latestOffset", "queryPlanning", "walCommit", "addBatch", "commitOffsets", "triggerExecution")
 
 
+def _as_read(ids: pa.Array, version: int) -> pa.Table:
+    """``generate``'s rows with the five Hudi meta columns in front, as a read returns them."""
+    data = generate(ids, version)
+    commit = f"2026010100000{version:04d}"
+    text = pc.cast(ids, pa.string())
+    meta = {
+        "_hoodie_commit_time": pa.repeat(pa.scalar(commit), len(ids)),
+        "_hoodie_commit_seqno": pc.binary_join_element_wise(f"{commit}_0_", text, ""),
+        "_hoodie_record_key": text,
+        "_hoodie_partition_path": pa.repeat(pa.scalar(""), len(ids)),
+        "_hoodie_file_name": pa.repeat(pa.scalar(f"{'0' * 36}-0_0-1-0_{commit}.parquet"), len(ids)),
+    }
+    return pa.table({**meta, **{name: data.column(name) for name in data.column_names}})
+
+
 def _no_io_source(rows: int, batches: int) -> Any:
     """A Python streaming source that reads no files: each of ``batches``
-    micro-batches yields ``rows`` rows made in memory. Its trigger times are
-    what Spark itself spends on a micro-batch of a Python source."""
+    micro-batches yields ``rows`` rows of the same columns made in memory.
+    Its trigger times are what Spark itself spends on such a micro-batch of
+    a Python source."""
     from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
     from pyspark.sql.pandas.types import from_arrow_schema
     from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
@@ -212,7 +228,7 @@ def _no_io_source(rows: int, batches: int) -> Any:
             return [InputPartition(end["batch"])] if end["batch"] > start["batch"] else []
 
         def read(self, partition: InputPartition) -> Any:
-            yield from generate(id_range(0, rows), partition.value).to_batches()
+            yield from _as_read(id_range(0, rows), partition.value).to_batches()
 
     class NoIo(DataSource):
         @classmethod
@@ -220,7 +236,7 @@ def _no_io_source(rows: int, batches: int) -> Any:
             return "no_io_stream"
 
         def schema(self) -> Any:
-            return from_arrow_schema(generate(id_range(0, 1), 0).schema)
+            return from_arrow_schema(_as_read(id_range(0, 1), 0).schema)
 
         def streamReader(self, schema: Any) -> Any:
             return Reader()
@@ -365,7 +381,7 @@ def report(ray_rows: list[dict[str, Any]], spark: dict[str, Any] | None, total: 
         print(
             "  no-I/O Python source:   "
             + " / ".join(f"{spark['no_io_phases'][k]:.0f}" for k in PHASES)
-            + f"  ({spark['no_io_rows']:,} rows made in memory per batch: Spark's own cost)"
+            + f"  ({spark['no_io_rows']:,} rows of the same columns made in memory per batch: Spark's own cost)"
         )
 
 
