@@ -12,10 +12,14 @@ so each commit rewrites one file), written once with the test kit under
   rows and time of the micro-batch (Spark's trigger duration: planning and
   reading); run in the Spark 4 environment (``.venv-spark4``) as a child
   process, against (c') ``spark.read.format("hudi_ray")`` of the snapshot as
-  of that commit to the same sink;
+  of that commit to the same sink; beside it, Spark's phases of a micro-batch
+  (``durationMs``) for this stream and for a Python streaming source that
+  reads no files (as many rows per batch, made in memory): what Spark itself
+  spends on each micro-batch of a Python source;
 * (b) the Ray incremental job (``hudi_ray.incremental``, one run per commit:
-  start, read every block, commit the checkpoint), against (c) ``read_hudi``
-  of the snapshot as of that commit, every block read.
+  start, which reads a range this small at once in a reader task, fetch every
+  block, commit the checkpoint), against (c) ``read_hudi`` of the snapshot as
+  of that commit, every block read.
 
 Both engines also report whether the read touched only the files the commit
 wrote (the incremental plan's files against the commit's write stats).
@@ -182,8 +186,87 @@ def ray_side(path: Path, instants: list[str]) -> list[dict[str, Any]]:
 
 # -- Spark 4: (a) the stream, (c') a full snapshot read -----------------------------------------
 
+# Spark's phases of a micro-batch (StreamingQueryProgress.durationMs), in the order they run.
+PHASES = ("latestOffset", "queryPlanning", "walCommit", "addBatch", "commitOffsets", "triggerExecution")
 
-def spark_side(path: Path, instants: list[str]) -> list[dict[str, Any]]:
+
+def _as_read(ids: pa.Array, version: int) -> pa.Table:
+    """``generate``'s rows with the five Hudi meta columns in front, as a read returns them."""
+    data = generate(ids, version)
+    commit = f"2026010100000{version:04d}"
+    text = pc.cast(ids, pa.string())
+    meta = {
+        "_hoodie_commit_time": pa.repeat(pa.scalar(commit), len(ids)),
+        "_hoodie_commit_seqno": pc.binary_join_element_wise(f"{commit}_0_", text, ""),
+        "_hoodie_record_key": text,
+        "_hoodie_partition_path": pa.repeat(pa.scalar(""), len(ids)),
+        "_hoodie_file_name": pa.repeat(pa.scalar(f"{'0' * 36}-0_0-1-0_{commit}.parquet"), len(ids)),
+    }
+    return pa.table({**meta, **{name: data.column(name) for name in data.column_names}})
+
+
+def _no_io_source(rows: int, batches: int) -> Any:
+    """A Python streaming source that reads no files: each of ``batches``
+    micro-batches yields ``rows`` rows of the same columns made in memory.
+    Its trigger times are what Spark itself spends on such a micro-batch of
+    a Python source."""
+    from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+    from pyspark.sql.pandas.types import from_arrow_schema
+    from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
+
+    class Reader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+        def initialOffset(self) -> dict:
+            return {"batch": 0}
+
+        def latestOffset(self, start: dict | None = None, limit: Any = None) -> dict:
+            return {"batch": min((start or {"batch": 0})["batch"] + 1, batches)}
+
+        def prepareForTriggerAvailableNow(self) -> None:
+            pass
+
+        def partitions(self, start: dict, end: dict) -> list[InputPartition]:
+            return [InputPartition(end["batch"])] if end["batch"] > start["batch"] else []
+
+        def read(self, partition: InputPartition) -> Any:
+            yield from _as_read(id_range(0, rows), partition.value).to_batches()
+
+    class NoIo(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "no_io_stream"
+
+        def schema(self) -> Any:
+            return from_arrow_schema(_as_read(id_range(0, 1), 0).schema)
+
+        def streamReader(self, schema: Any) -> Any:
+            return Reader()
+
+    return NoIo
+
+
+def _stream(spark: Any, fmt: str, options: dict[str, str], uri: str | None, checkpoint: Path) -> list[dict]:
+    """Run a stream with Trigger.AvailableNow to Spark's noop sink; the progress of its non-empty batches."""
+    reader = spark.readStream.format(fmt)
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    frame = reader.load(uri) if uri is not None else reader.load()
+    query = (
+        frame.writeStream.format("noop")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination()
+    return [p for p in query.recentProgress if p["sources"][0]["endOffset"]]
+
+
+def _phases(progress: list[dict]) -> dict[str, float]:
+    """Median milliseconds per phase over the batches (the first three left out: workers warming up)."""
+    steady = progress[3:] or progress
+    return {k: statistics.median(p["durationMs"].get(k, 0) for p in steady) for k in PHASES}
+
+
+def spark_side(path: Path, instants: list[str]) -> dict[str, Any]:
     from pyspark.sql import SparkSession
 
     from hudi_ray.spark4 import register
@@ -204,18 +287,11 @@ def spark_side(path: Path, instants: list[str]) -> list[dict[str, Any]]:
         "overwrite"
     ).save()
     with tempfile.TemporaryDirectory() as tmp:
-        query = (
-            spark.readStream.format("hudi_ray")
-            .option("startingOffsets", instants[0])  # after the initial load
-            .option("maxInstantsPerTrigger", "1")
-            .load(uri)
-            .writeStream.format("noop")
-            .option("checkpointLocation", str(Path(tmp) / "checkpoint"))
-            .trigger(availableNow=True)
-            .start()
-        )
-        query.awaitTermination()
-        progress = [p for p in query.recentProgress if p["sources"][0]["endOffset"]]
+        options = {"startingOffsets": instants[0], "maxInstantsPerTrigger": "1"}  # after the initial load
+        progress = _stream(spark, "hudi_ray", options, uri, Path(tmp) / "checkpoint")
+        rows_per_batch = int(statistics.median(p["numInputRows"] for p in progress))
+        spark.dataSource.register(_no_io_source(rows_per_batch, len(progress)))
+        no_io = _stream(spark, "no_io_stream", {}, None, Path(tmp) / "no_io")
     first = table.get_timeline().find(instants[0])
     assert first is not None
     previous = position(first.completed_at)
@@ -247,10 +323,10 @@ def spark_side(path: Path, instants: list[str]) -> list[dict[str, Any]]:
             }
         )
     spark.stop()
-    return out
+    return {"steps": out, "phases": _phases(progress), "no_io_phases": _phases(no_io), "no_io_rows": rows_per_batch}
 
 
-def run_spark_child(path: Path, instants: list[str]) -> list[dict[str, Any]] | None:
+def run_spark_child(path: Path, instants: list[str]) -> dict[str, Any] | None:
     python = REPO / ".venv-spark4" / "bin" / "python"
     if not python.exists():
         print("No .venv-spark4 (./dev setup-spark4): the streaming side is left out")
@@ -268,7 +344,8 @@ def run_spark_child(path: Path, instants: list[str]) -> list[dict[str, Any]] | N
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def report(ray_rows: list[dict[str, Any]], spark_rows: list[dict[str, Any]] | None, total: int) -> None:
+def report(ray_rows: list[dict[str, Any]], spark: dict[str, Any] | None, total: int) -> None:
+    spark_rows = spark["steps"] if spark is not None else None
     head = f"{'commit':>6} {'rows':>8} | {'(b) Ray job':>11} {'(c) Ray full':>12} {'b/c':>6} {'files':>5} {'own':>4}"
     if spark_rows is not None:
         head += f" | {'(a) stream':>10} {'(c2) Spark full':>15} {'a/c2':>6} {'files':>5} {'own':>4}"
@@ -298,6 +375,14 @@ def report(ray_rows: list[dict[str, Any]], spark_rows: list[dict[str, Any]] | No
             f"max {max(ratios):.1%}; every batch read only its commit's files: "
             f"{all(s['only_its_files'] for s in spark_rows)}"
         )
+    if spark is not None:
+        print(f"Spark's phases of a micro-batch, median ms (durationMs; {' / '.join(PHASES)}):")
+        print("  hudi_ray stream:        " + " / ".join(f"{spark['phases'][k]:.0f}" for k in PHASES))
+        print(
+            "  no-I/O Python source:   "
+            + " / ".join(f"{spark['no_io_phases'][k]:.0f}" for k in PHASES)
+            + f"  ({spark['no_io_rows']:,} rows of the same columns made in memory per batch: Spark's own cost)"
+        )
 
 
 def main() -> None:
@@ -315,9 +400,9 @@ def main() -> None:
         return
     instants = prepare(args.dir, args.rows, args.commits)
     assert len(instants) == args.commits + 1 and instants[0] > START_OF_TIME
-    spark_rows = None if args.no_spark else run_spark_child(args.dir, instants)
+    spark = None if args.no_spark else run_spark_child(args.dir, instants)
     ray_rows = ray_side(args.dir, instants)
-    report(ray_rows, spark_rows, args.rows)
+    report(ray_rows, spark, args.rows)
 
 
 if __name__ == "__main__":

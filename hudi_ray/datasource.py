@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import logging
 import math
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -36,9 +37,10 @@ from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 from ray.exceptions import RayActorError
 
+from hudi_ray.core.config import int_option
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError
 from hudi_ray.core.expr import check_columns
-from hudi_ray.core.table import HudiReadOptions, ReadSpec
+from hudi_ray.core.table import HudiReadOptions, IncrementalRange, ReadSpec
 from hudi_ray.expressions import predicate_to_filters, referenced_columns
 from hudi_ray.planner import (
     PLANNER_NAMESPACE,
@@ -176,6 +178,14 @@ class HudiDatasource(Datasource):
             return schema
         return pa.schema([schema.field(c) for c in columns])
 
+    def block_schema(self) -> pa.Schema | None:
+        """The schema of the blocks this read yields: ``output_schema``, or
+        Ray's stub column when no column is selected (a count)."""
+        schema = self.output_schema()
+        if schema is not None and not len(schema) and self._output_columns() is not None:
+            return pa.schema([pa.field(stub_column(), pa.null())])
+        return schema
+
     def chunk_reads(self, max_bytes: int, min_chunks: int = 1, num_chunks: int | None = None) -> list[ChunkRead]:
         """The read as work for reader tasks: chunks of slices of at most
         ``max_bytes`` estimated in-memory bytes each (a larger slice alone), at
@@ -212,9 +222,7 @@ class HudiDatasource(Datasource):
             total = sum(st.size_bytes for chunk in planned.stats for st in chunk)
             parallelism = min(parallelism, max(1, math.ceil(total / RAY_TUNABLES.min_task_bytes)))
         planned = planned.rechunk(parallelism)
-        schema = self.output_schema()
-        if schema is not None and not len(schema) and self._output_columns() is not None:
-            schema = pa.schema([pa.field(stub_column(), pa.null())])
+        schema = self.block_schema()
         tasks: list[ReadTask] = []
         for chunk, stats in zip(planned.chunks, planned.stats):
             rows = [st.num_rows for st in stats]
@@ -230,6 +238,22 @@ class HudiDatasource(Datasource):
         return tasks
 
 
+# read_hudi's arguments that are Ray options of its reader tasks.
+_TASK_OPTIONS = frozenset(
+    {
+        "num_cpus",
+        "num_gpus",
+        "memory",
+        "label_selector",
+        "fallback_strategy",
+        "max_calls",
+        "resources",
+        "accelerator_type",
+        "runtime_env",
+    }
+)
+
+
 def _read_fn(work: ChunkRead) -> Callable[[], Iterator[pa.Table]]:
     def read_hudi_chunk() -> Iterator[pa.Table]:
         stub = stub_column()
@@ -241,6 +265,52 @@ def _read_fn(work: ChunkRead) -> Callable[[], Iterator[pa.Table]]:
             yield table
 
     return read_hudi_chunk
+
+
+# -- reads done at once ----------------------------------------------------------------
+
+# Datasets read at once, by id, with their datasource: planned_read finds their plans.
+_READ_AT_ONCE: dict[int, HudiDatasource] = {}
+_reader_task: Any = None
+
+
+def _read_table(work: ChunkRead, schema: pa.Schema | None) -> pa.Table:
+    """A reader task of a read done at once: the chunk's rows as one table."""
+    tables = list(_read_fn(work)())
+    if not tables:
+        return (schema or pa.schema([])).empty_table()
+    # Slices may differ in nullability only; Ray Data's blocks would be unified alike.
+    return tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+
+
+def _read_at_once(datasource: HudiDatasource, num_chunks: int | None, task_options: dict[str, Any]) -> Dataset:
+    """The read run now by reader tasks, one per chunk of at most
+    ``RayTunables.min_task_bytes`` (or ``num_chunks`` chunks), as a
+    materialized dataset of their tables."""
+    import ray
+    from ray.exceptions import RayTaskError
+
+    global _reader_task
+    if _reader_task is None:
+        _reader_task = ray.remote(_read_table)  # made once: each new remote function is exported to every worker
+    works = datasource.chunk_reads(RAY_TUNABLES.min_task_bytes, num_chunks=num_chunks)
+    schema = datasource.block_schema()
+    if not works:
+        ds: Dataset = ray.data.from_arrow((schema or pa.schema([])).empty_table())
+    else:
+        task = _reader_task.options(**task_options) if task_options else _reader_task
+        refs = [task.remote(work, schema) for work in works]
+        try:
+            ds = ray.data.from_arrow_refs(refs)  # waits for the tasks: it takes each table's metadata
+        except RayTaskError as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, HudiCoreError):
+                raise cause from None
+            raise
+    key = id(ds)
+    _READ_AT_ONCE[key] = datasource
+    weakref.finalize(ds, _READ_AT_ONCE.pop, key, None)
+    return ds
 
 
 # -- read_hudi -------------------------------------------------------------------------
@@ -279,6 +349,48 @@ def _spec(
     )
 
 
+def _planner_handle(
+    spec: ReadSpec,
+    storage_options: dict[str, str] | None,
+    planner: str | ActorHandle | None,
+    planner_options: dict[str, Any] | None,
+) -> ActorHandle:
+    """The planner a read asks: the one given (a handle or a name), else the table's own."""
+    if isinstance(planner, str):
+        try:
+            return get_planner(planner)
+        except ValueError as exc:
+            raise HudiConfigError(
+                f"planner={planner!r}: no planner actor of that name in namespace {PLANNER_NAMESPACE!r} "
+                f"(reading {spec.shown_uri}); pass planner=None to use the table's own"
+            ) from exc
+    if planner is None:
+        return get_or_create_planner(
+            spec.uri, hudi_options=spec.table_options, storage_options=storage_options, actor_options=planner_options
+        )
+    return planner
+
+
+def _ask_planner(
+    spec: ReadSpec,
+    storage_options: dict[str, str] | None,
+    planner: str | ActorHandle | None,
+    planner_options: dict[str, Any] | None,
+    ask: Callable[[ActorHandle], Any],
+) -> tuple[ActorHandle, Any]:
+    """``ask(handle)``'s answer from the read's planner, and the planner."""
+    handle = _planner_handle(spec, storage_options, planner, planner_options)
+    try:
+        return handle, call(ask(handle))
+    except RayActorError:
+        if planner is not None:
+            raise
+        # The table's planner was killed since this driver last used it: start another.
+        forget_planner(handle)
+        handle = _planner_handle(spec, storage_options, planner, planner_options)
+        return handle, call(ask(handle))
+
+
 def _datasource(
     spec: ReadSpec,
     *,
@@ -286,33 +398,14 @@ def _datasource(
     planner: str | ActorHandle | None,
     planner_options: dict[str, Any] | None,
     blocks_fixed: bool,
+    snapshot: PlannerSnapshot | None = None,
 ) -> HudiDatasource:
-    """The datasource of a checked read, pinned to the table's current snapshot."""
-    if isinstance(planner, str):
-        try:
-            handle = get_planner(planner)
-        except ValueError as exc:
-            raise HudiConfigError(
-                f"planner={planner!r}: no planner actor of that name in namespace {PLANNER_NAMESPACE!r} "
-                f"(reading {spec.shown_uri}); pass planner=None to use the table's own"
-            ) from exc
-    elif planner is None:
-        handle = get_or_create_planner(
-            spec.uri, hudi_options=spec.table_options, storage_options=storage_options, actor_options=planner_options
-        )
+    """The datasource of a checked read, pinned to ``snapshot`` (the planner's,
+    as it handed it out) or else to the table's current snapshot."""
+    if snapshot is None:
+        handle, snapshot = _ask_planner(spec, storage_options, planner, planner_options, lambda h: h.snapshot.remote())
     else:
-        handle = planner
-    try:
-        snapshot = call(handle.snapshot.remote())
-    except RayActorError:
-        if planner is not None:
-            raise
-        # The table's planner was killed since this driver last used it: start another.
-        forget_planner(handle)
-        handle = get_or_create_planner(
-            spec.uri, hudi_options=spec.table_options, storage_options=storage_options, actor_options=planner_options
-        )
-        snapshot = call(handle.snapshot.remote())
+        handle = _planner_handle(spec, storage_options, planner, planner_options)
     return HudiDatasource(
         # The URI as errors show it: reads go through the planner's plans, and
         # credentials reach only the storage client (Storage and the planner
@@ -402,6 +495,8 @@ def read_hudi(
     planner_options: dict[str, Any] | None = None,
     prefetch: bool | None = None,
     prefetch_depth: int = RAY_TUNABLES.prefetch_depth,
+    materialize_bytes: int = 0,
+    snapshot: PlannerSnapshot | None = None,
 ) -> Dataset:
     """A Hudi table as a :class:`ray.data.Dataset`.
 
@@ -433,11 +528,22 @@ def read_hudi(
             ``hoodie.read.input.partitions``). By default there is one per
             ``RayTunables.min_task_bytes`` of estimated data, at most Ray's
             ``DataContext.read_op_min_num_blocks``.
+        materialize_bytes: Read now when the plan's estimated in-memory size
+            is at most this many bytes (default 0: never): reader tasks run
+            before this returns, and the dataset is materialized from their
+            tables, so consuming it starts no read. Ray Data's fixed cost per
+            execution of a dataset is tens of milliseconds, more than reading
+            a few small files costs; a materialized dataset is read once,
+            however often it is consumed.
+        snapshot: The planner's snapshot to read (as ``planner``, or the
+            table's own planner, handed it out: ``incremental_range``), not
+            its current one.
         The other arguments are ``ray.data.read_datasource``'s.
 
     The read is pinned to the table's timeline as of this call: executing the
     dataset later, or again, reads the same snapshot.
     """
+    materialize_bytes = int_option(materialize_bytes, "materialize_bytes", minimum=0, strings=False)
     spec = _spec(
         table_uri,
         query_type=query_type,
@@ -460,21 +566,13 @@ def read_hudi(
         planner=planner,
         planner_options=planner_options,
         blocks_fixed=override_num_blocks is not None,
+        snapshot=snapshot,
     )
-    if override_num_blocks is None:
-        # Ray splits every task's output to reach its own default parallelism
-        # when a read has fewer tasks; for a read capped by min_task_bytes the
-        # split blocks cost more than the parallelism gives. Asking for the
-        # capped count avoids that.
-        total = datasource.estimate_inmemory_data_size() or 0
-        default = DataContext.get_current().read_op_min_num_blocks
-        override_num_blocks = max(1, min(math.ceil(total / RAY_TUNABLES.min_task_bytes), default))
     remote: dict[str, Any] = {
         "num_cpus": num_cpus,
         "num_gpus": num_gpus,
         "memory": memory,
         "concurrency": concurrency,
-        "override_num_blocks": override_num_blocks,
         "label_selector": label_selector,
         "fallback_strategy": fallback_strategy,
         "max_calls": max_calls,
@@ -483,12 +581,73 @@ def read_hudi(
         "runtime_env": runtime_env,
         "ray_remote_args": ray_remote_args,
     }
+    if materialize_bytes and (datasource.estimate_inmemory_data_size() or 0) <= materialize_bytes:
+        task_options = {
+            **(ray_remote_args or {}),
+            **{k: v for k, v in remote.items() if k in _TASK_OPTIONS and v is not None},
+        }
+        return _read_at_once(datasource, override_num_blocks, task_options)
+    if override_num_blocks is None:
+        # Ray splits every task's output to reach its own default parallelism
+        # when a read has fewer tasks; for a read capped by min_task_bytes the
+        # split blocks cost more than the parallelism gives. Asking for the
+        # capped count avoids that.
+        total = datasource.estimate_inmemory_data_size() or 0
+        default = DataContext.get_current().read_op_min_num_blocks
+        override_num_blocks = max(1, min(math.ceil(total / RAY_TUNABLES.min_task_bytes), default))
+    remote["override_num_blocks"] = override_num_blocks
     return read_datasource(datasource, **{k: v for k, v in remote.items() if v is not None})
 
 
+def incremental_range(
+    table_uri: str,
+    *,
+    after: str | None,
+    start: str | None = None,
+    max_instants: int | None = None,
+    hudi_options: dict[str, str] | None = None,
+    storage_options: dict[str, str] | None = None,
+    planner: str | ActorHandle | None = None,
+    planner_options: dict[str, Any] | None = None,
+) -> tuple[ActorHandle, PlannerSnapshot, IncrementalRange]:
+    """The next incremental range of a table from its planner
+    (``HudiPlanner.incremental_range``: after position ``after``, or where
+    ``start`` puts a new consumer), the planner and the snapshot it was taken
+    on: ``read_hudi(..., planner=handle, snapshot=snapshot)`` reads the range
+    on that same timeline. ``hudi_options``: the table's and the read's
+    (the full-snapshot fallback), as ``read_hudi`` takes them."""
+    spec = _spec(
+        table_uri,
+        query_type="snapshot",
+        filters=None,
+        hudi_options=hudi_options,
+        columns=None,
+        as_of_timestamp=None,
+        start_timestamp=None,
+        end_timestamp=None,
+        batch_size=None,
+        prefetch=None,
+        prefetch_depth=RAY_TUNABLES.prefetch_depth,
+    )
+    read = HudiReadOptions(hudi_options={k: v for k, v in (hudi_options or {}).items() if k not in spec.table_options})
+    handle, (snapshot, rng) = _ask_planner(
+        spec,
+        storage_options,
+        planner,
+        planner_options,
+        lambda h: h.incremental_range.remote(after, start, max_instants, read),
+    )
+    return handle, snapshot, rng
+
+
 def planned_read(ds: Dataset) -> SliceChunks:
-    """The Hudi plan a dataset executes, after Ray's pushdown optimizations:
-    which slices (files) it reads. For tests and diagnostics."""
+    """The Hudi plan a dataset executes, after Ray's pushdown optimizations,
+    or the plan it was read with when ``read_hudi`` read it at once
+    (``materialize_bytes``; not that of a dataset derived from it): which
+    slices (files) it reads. For tests and diagnostics."""
+    at_once = _READ_AT_ONCE.get(id(ds))
+    if at_once is not None:
+        return at_once.planned()
     for source in datasources(ds):
         if isinstance(source, HudiDatasource):
             return source.planned()

@@ -7,11 +7,14 @@ last successful run, as a Ray Dataset.
         run.commit()                     # only now does the checkpoint move
 
 A run takes the checkpoint's lease (a second run on the same checkpoint is
-refused with ``HudiConcurrentRunError``), picks the next range after the
-stored position with the core's rules (``hudi_ray.core.table.incremental``:
-it stops before the earliest pending write, keeps instants completing at the
-same time together, caps at ``max_instants``), and reads it through
-``read_hudi`` (the table's planner actor and reader tasks). ``commit()`` moves
+refused with ``HudiConcurrentRunError``); the table's planner actor picks the
+next range after the stored position with the core's rules
+(``hudi_ray.core.table.incremental``: it stops before the earliest pending
+write, keeps instants completing at the same time together, caps at
+``max_instants``) on a fresh snapshot, and the run reads the range on that
+same snapshot through ``read_hudi`` (the planner and reader tasks): a small range
+(a commit's few files) at once, so the dataset is materialized and consuming
+it pays no read, a larger one when the dataset is consumed. ``commit()`` moves
 the checkpoint to the range's end and gives the lease back; leaving the
 ``with`` block without it (an exception, or no call) gives the lease back and
 keeps the checkpoint, so the next run reads the same range again.
@@ -23,20 +26,16 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from hudi_ray.core.config import is_read_config
 from hudi_ray.core.exceptions import HudiCheckpointError, HudiConfigError
 from hudi_ray.core.storage import normalize_base_uri, redact_text
 from hudi_ray.core.table import (
     DEFAULT_LEASE_SECONDS,
     Checkpoint,
     CheckpointStore,
-    HudiReadOptions,
-    HudiTableBuilder,
     IncrementalRange,
     Lease,
-    position,
-    resolve_start,
 )
+from hudi_ray.tunables import RAY_TUNABLES
 
 if TYPE_CHECKING:
     from ray.data import Dataset
@@ -177,11 +176,15 @@ def incremental(
             its history was archived or cleaned (``run.full_snapshot``).
         lease_seconds: How long the run holds the checkpoint at most.
         read_args: Further ``read_hudi`` arguments (``num_cpus``, ...).
+            A range of at most ``materialize_bytes`` estimated bytes
+            (``RayTunables.incremental_materialize_bytes`` unless given) is
+            read when the run starts, and ``run.dataset`` is materialized;
+            a larger one is read when the dataset is consumed.
 
     Raises ``HudiConcurrentRunError`` when another run holds the checkpoint,
     ``HudiHistoryError`` when the range's history is gone (without the fallback).
     """
-    from hudi_ray.datasource import planned_read, read_hudi
+    from hudi_ray.datasource import incremental_range, planned_read, read_hudi
 
     if max_instants is not None and (
         isinstance(max_instants, bool) or not isinstance(max_instants, int) or max_instants < 1
@@ -190,7 +193,6 @@ def incremental(
     for key in ("query_type", "start_timestamp", "end_timestamp", "as_of_timestamp"):
         if key in read_args:
             raise HudiConfigError(f"{key} is not an argument of incremental(): the run reads its checkpoint's range")
-    table_options = {k: v for k, v in (hudi_options or {}).items() if not is_read_config(k)}
     store = CheckpointStore(
         checkpoint, checkpoint_storage_options if checkpoint_storage_options is not None else storage_options
     )
@@ -203,16 +205,18 @@ def incremental(
                 f"Checkpoint {store.shown} belongs to table {saved.table}, not {table_id}; "
                 "give each job its own checkpoint"
             )
-        table = (
-            HudiTableBuilder.from_base_uri(table_uri)
-            .with_hudi_options(table_options)
-            .with_storage_options(storage_options or {})
-            .build()
+        # The planner takes the range on a fresh snapshot and the read pins it:
+        # range and plan see one timeline.
+        planner, snapshot, rng = incremental_range(
+            table_uri,
+            after=saved.position if saved is not None else None,
+            start=start,
+            max_instants=max_instants,
+            hudi_options=hudi_options,
+            storage_options=storage_options,
+            planner=read_args.pop("planner", None),
+            planner_options=read_args.get("planner_options"),
         )
-        timeline = table.get_timeline()
-        after = saved.position if saved is not None else resolve_start(start, timeline, table.timezone, "start")
-        read_configs = {k: v for k, v in (hudi_options or {}).items() if k not in table_options}
-        rng = table.next_incremental_range(position(after), max_instants, HudiReadOptions(hudi_options=read_configs))
         dataset = read_hudi(
             table_uri,
             query_type="incremental",
@@ -222,7 +226,9 @@ def incremental(
             filters=filters,
             hudi_options=hudi_options,
             storage_options=storage_options,
-            **read_args,
+            planner=planner,
+            snapshot=snapshot,
+            **{"materialize_bytes": RAY_TUNABLES.incremental_materialize_bytes, **read_args},
         )
         fallback = planned_read(dataset).plan.fallback
     except BaseException:

@@ -35,7 +35,16 @@ import pyarrow as pa
 from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiSchemaError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.storage import move_credentials, normalize_base_uri, redact_text, split_credentials
-from hudi_ray.core.table import HudiReadOptions, HudiReadPlan, HudiTable, HudiTableBuilder, options_key
+from hudi_ray.core.table import (
+    HudiReadOptions,
+    HudiReadPlan,
+    HudiTable,
+    HudiTableBuilder,
+    IncrementalRange,
+    options_key,
+    position,
+    resolve_start,
+)
 from hudi_ray.core.util import split_balanced, split_by_size
 from hudi_ray.tunables import RAY_TUNABLES
 
@@ -161,6 +170,10 @@ class HudiPlanner:
     # -- snapshots -------------------------------------------------------------
 
     def _build(self) -> HudiTable:
+        if self._current is not None:
+            # What the current snapshot decoded of completed commits stays valid:
+            # a refresh after a commit decodes (and fetches) that commit only.
+            return self._snapshots[self._current][1].reloaded()
         return (
             HudiTableBuilder.from_base_uri(self._uri)
             .with_hudi_options(self._hudi)
@@ -275,6 +288,30 @@ class HudiPlanner:
             snapshot=snap, plan=replace(plan, slices=[]), chunks=[plan.slices], stats=[stats], table_stats=table_stats
         )
         return whole.rechunk(num_chunks)
+
+    async def incremental_range(
+        self,
+        after: str | None,
+        start: str | None = None,
+        max_instants: int | None = None,
+        options: HudiReadOptions | None = None,
+    ) -> tuple[PlannerSnapshot, IncrementalRange]:
+        """The next incremental range (``HudiTable.next_incremental_range``) on
+        the current snapshot, after checking storage for new commits: after
+        position ``after``, or, without one, after where a new consumer
+        starts (``start``: ``resolve_start``). A read of the range pins the
+        returned snapshot, so range and plan see one timeline: a commit
+        completing meanwhile is in neither (the full-snapshot fallback reads
+        the latest state of that same timeline)."""
+        snap, table, lock = await self._pinned(None)
+
+        def compute() -> IncrementalRange:
+            with lock:
+                timeline = table.get_timeline()
+                at = after if after is not None else resolve_start(start, timeline, table.timezone, "start")
+                return table.next_incremental_range(position(at), max_instants, options)
+
+        return snap, await asyncio.to_thread(compute)
 
     # -- table metadata ----------------------------------------------------------
 

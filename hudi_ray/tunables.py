@@ -25,6 +25,11 @@ class RayTunables:
     # machine, so Ray's default count (by blocks, not work) would spend more
     # on tasks than on reading a table of many small files.
     min_task_bytes: int = 32 << 20
+    # Estimated Arrow bytes up to which an incremental run reads its range at
+    # once (read_hudi's materialize_bytes): one reader task's worth, which
+    # Ray Data would read in one task too, but only after its executor's
+    # fixed start-up, which costs more than reading a commit's few files.
+    incremental_materialize_bytes: int = 32 << 20
     # Estimated Arrow bytes per Spark partition in the hand-off to Spark.
     spark_partition_bytes: int = 64 << 20
 

@@ -37,9 +37,15 @@ class TableContext:
     _merge: MergeConfig | None = field(default=None, repr=False)
 
     @classmethod
-    def load(cls, storage: Storage, overrides: dict[str, str]) -> TableContext:
-        config, timeline = HudiTimeline.load_with_config(storage, overrides)
-        return cls(storage=storage, config=config, timeline=timeline)
+    def load(cls, storage: Storage, overrides: dict[str, str], previous: TableContext | None = None) -> TableContext:
+        """The table's state as storage holds it now. ``previous``, an earlier
+        state of the same table, lends what never changes: completed instants'
+        decoded metadata and the footers of base files (each name is written once)."""
+        if previous is None:
+            config, timeline = HudiTimeline.load_with_config(storage, overrides)
+            return cls(storage=storage, config=config, timeline=timeline)
+        config, timeline = HudiTimeline.load_with_config(storage, overrides, previous.timeline)
+        return cls(storage=storage, config=config, timeline=timeline, footers=previous.footers)
 
     def with_storage(self, storage: StorageLike | None) -> TableContext:
         """The same table state read through another storage (None: this one)."""

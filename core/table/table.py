@@ -78,6 +78,20 @@ class HudiTable:
         self._storage = Storage(base_uri, self._storage_options, io_tunables(self._user_hudi))
         self._bind(TableContext.load(self._storage, self._user_hudi))
 
+    def reloaded(self) -> HudiTable:
+        """This table with its timeline as storage holds it now, as a new
+        ``HudiTable`` (this one keeps the state it loaded). What this one
+        decoded of files that never change, completed instants' metadata and
+        base files' footers, is reused: a reader following the table's
+        commits pays for the new ones only."""
+        table = object.__new__(HudiTable)
+        table._base_uri = self._base_uri
+        table._user_hudi = self._user_hudi
+        table._storage_options = self._storage_options
+        table._storage = self._storage
+        table._bind(TableContext.load(self._storage, self._user_hudi, previous=self._context))
+        return table
+
     def _bind(self, context: TableContext) -> None:
         self._context = context
         self._sources = TableSources(context)

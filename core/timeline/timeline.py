@@ -250,8 +250,16 @@ class HudiTimeline:
     # -- loading ---------------------------------------------------------------
 
     @classmethod
-    def load(cls, storage: Storage, config: TableConfig, listed: list[FileInfo] | None = None) -> HudiTimeline:
-        """The timeline in ``config.timeline_path`` (``listed``: that folder's listing, made already)."""
+    def load(
+        cls,
+        storage: Storage,
+        config: TableConfig,
+        listed: list[FileInfo] | None = None,
+        previous: HudiTimeline | None = None,
+    ) -> HudiTimeline:
+        """The timeline in ``config.timeline_path`` (``listed``: that folder's
+        listing, made already). ``previous``, an earlier load of the same
+        table, lends what it decoded of instants completed on both."""
         folder = config.timeline_path
         tz = config.timezone
         completed: list[HudiInstant] = []
@@ -273,14 +281,19 @@ class HudiTimeline:
         if not completed and not pending:
             cls._check_layout(storage, config, folder)
         timeline = cls(storage, config, completed, pending)
+        if previous is not None:
+            timeline._reuse_decoded(previous)
         timeline._start_fetch()
         return timeline
 
     @classmethod
-    def load_with_config(cls, storage: Storage, overrides: dict[str, str]) -> tuple[TableConfig, HudiTimeline]:
-        """A table's configs and timeline. On an object store the timeline folder
-        of table versions 8 and up is listed while ``hoodie.properties`` is read,
-        not after: the listing is used when the configs confirm the folder."""
+    def load_with_config(
+        cls, storage: Storage, overrides: dict[str, str], previous: HudiTimeline | None = None
+    ) -> tuple[TableConfig, HudiTimeline]:
+        """A table's configs and timeline (``previous`` as ``load`` takes it). On
+        an object store the timeline folder of table versions 8 and up is listed
+        while ``hoodie.properties`` is read, not after: the listing is used when
+        the configs confirm the folder."""
         guess = None
         if not storage.is_local:
             guess = storage.submit(storage.list_dir_async(_LAYOUT_2_TIMELINE))
@@ -293,7 +306,7 @@ class HudiTimeline:
                 listed = []  # no objects under it: no instants
             except HudiCoreError:
                 listed = None  # listed again below, and any failure reported there
-        return config, cls.load(storage, config, listed)
+        return config, cls.load(storage, config, listed, previous)
 
     @staticmethod
     def _check_layout(storage: Storage, config: TableConfig, folder: str) -> None:
@@ -386,6 +399,18 @@ class HudiTimeline:
                 raw = self._raw.pop(instant.file_name, None)
         return raw if raw is not None else self._storage.read_bytes(self._instant_path(instant))
 
+    def _reuse_decoded(self, previous: HudiTimeline) -> None:
+        """Take over ``previous``'s decoded and checked metadata of instants
+        completed on both. A completed instant's file is never rewritten (a
+        rollback removes it, and its instant then is no longer listed), so a
+        reader following the timeline decodes, and on an object store fetches,
+        each commit once, not once per reload."""
+        names = {i.file_name for i in self.instants if i.file_name}
+        with previous._lock:
+            # Keyed by file name: entries under a bare timestamp are left behind.
+            kept = {k: v for k, v in previous._metadata.items() if k in names}
+        self._metadata.update(kept)
+
     def _start_fetch(self) -> None:
         """On an object store, start fetching every completed data instant's
         file as soon as the timeline is listed: a plan reads them all (file
@@ -393,7 +418,7 @@ class HudiTimeline:
         meanwhile the plan goes on (the metadata table's own chain of requests)."""
         if self._storage.is_local:
             return
-        wanted = [i for i in self._data if i.file_name]
+        wanted = [i for i in self._data if i.file_name and i.file_name not in self._metadata]
         if len(wanted) <= 1:
             return
         storage = self._storage

@@ -104,8 +104,9 @@ class HudiStreamReader(DataSourceStreamReader, _AvailableNow):
         self._target: str | None = None  # Trigger.AvailableNow: the position to stop at
 
     def _fresh(self) -> HudiTable:
-        """The table with its timeline as storage holds it now."""
-        self._table = build_table(self._opts)
+        """The table with its timeline as storage holds it now; commits decoded
+        for earlier batches are not decoded (or fetched) again."""
+        self._table = self._table.reloaded() if self._table is not None else build_table(self._opts)
         return self._table
 
     def __getstate__(self) -> dict:

@@ -17,6 +17,7 @@ import hudi_ray
 from hudi_ray.core.exceptions import HudiCheckpointError, HudiConcurrentRunError, HudiHistoryError
 from hudi_testkit.history import archive_oldest, complete_held, hold_in_flight
 from tests.commits import CommitLog, incremental, keyed, latest_per_key, snapshot
+from tests.support import dataset_table
 
 pytestmark = pytest.mark.usefixtures("ray_session")
 
@@ -156,3 +157,41 @@ def test_archived_history_fails_or_falls_back_to_the_latest_snapshot(tmp_path: P
     with hudi_ray.incremental(str(log.path), checkpoint=checkpoint, hudi_options=FALLBACK) as run:
         assert not run.full_snapshot and run.instants == [log.commits[-1]]
         assert sorted(_rows(run).column("id").to_pylist()) == list(range(100, 105))
+
+
+def test_range_and_read_see_one_timeline(tmp_path: Path) -> None:
+    """The planner takes the range and the read pins that snapshot: a commit
+    completing in between is in neither, even where the fallback reads the
+    latest state (read on a newer timeline, it would hold that commit's rows
+    while the checkpoint moved only to the range's end)."""
+    from hudi_ray.datasource import incremental_range
+
+    log = CommitLog(tmp_path / "t", "cow", partitioned=True, version=6)
+    for start in range(0, 40, 10):
+        log.commit(range(start, start + 15))
+    archive_oldest(log.path, 2)
+    expected = keyed(snapshot(log.table()))
+    planner, pinned, rng = incremental_range(str(log.path), after=None, hudi_options=FALLBACK)
+    assert rng.full_snapshot and rng.instants[-1].timestamp == log.commits[-1]
+    log.commit(range(100, 105))  # completes after the range was taken
+    ds = hudi_ray.read_hudi(
+        str(log.path),
+        query_type="incremental",
+        start_timestamp=rng.start,
+        end_timestamp=rng.end,
+        hudi_options=FALLBACK,
+        planner=planner,
+        snapshot=pinned,
+    )
+    rows = dataset_table(ds)
+    assert rows is not None and keyed(rows) == expected
+    unpinned = dataset_table(
+        hudi_ray.read_hudi(
+            str(log.path),
+            query_type="incremental",
+            start_timestamp=rng.start,
+            end_timestamp=rng.end,
+            hudi_options=FALLBACK,
+        )
+    )
+    assert unpinned is not None and 100 in unpinned.column("id").to_pylist(), "the case pinning guards against"
