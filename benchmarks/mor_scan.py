@@ -27,7 +27,9 @@ When hudi-ray's snapshot read is slower than hudi-rs's (or with
 the time is broken down into phases: base file reads, log block framing, Avro
 decoding (the compiled decoder), delete blocks and merging, next to what plain
 record-by-record decoding (fastavro, then ``Table.from_pylist``) of the same
-records costs. Not a test: numbers depend on the machine.
+records costs. The header names Arrow's memory pool, which the eager reads'
+times depend on (the README's "Arrow's memory pool"; ``ARROW_DEFAULT_MEMORY_POOL=jemalloc``
+chooses another). Not a test: numbers depend on the machine.
 """
 
 from __future__ import annotations
@@ -509,7 +511,8 @@ def main() -> None:
         return
     snapshot_rows, base_rows = check(path, manifest)
     print(
-        f"pyarrow {pa.__version__}, hudi-rs {getattr(hudi, '__version__', '?')}, {os.cpu_count()} CPUs, "
+        f"pyarrow {pa.__version__} (memory pool {pa.default_memory_pool().backend_name}), "
+        f"hudi-rs {getattr(hudi, '__version__', '?')}, {os.cpu_count()} CPUs, "
         f"table version {manifest['table_version']} ({manifest['merge_mode']}), {manifest['updates']:,} updated and "
         f"{manifest['deletes']:,} deleted keys in Avro log blocks, {args.reps} repetitions\n"
     )
