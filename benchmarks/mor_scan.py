@@ -27,9 +27,9 @@ When hudi-ray's snapshot read is slower than hudi-rs's (or with
 the time is broken down into phases: base file reads, log block framing, Avro
 decoding (the compiled decoder), delete blocks and merging, next to what plain
 record-by-record decoding (fastavro, then ``Table.from_pylist``) of the same
-records costs. The header names Arrow's memory pool, which the eager reads'
-times depend on (the README's "Arrow's memory pool"; ``ARROW_DEFAULT_MEMORY_POOL=jemalloc``
-chooses another). Not a test: numbers depend on the machine.
+records costs. The header names the reader's Arrow memory pool, which the
+eager reads' times depend on (the README's "Arrow's memory pool";
+``HUDI_RAY_MEMORY_POOL`` chooses another). Not a test: numbers depend on the machine.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ from hudi_ray.core.log_file import BlockType, read_log_blocks
 from hudi_ray.core.schema import avro_to_arrow_schema
 from hudi_ray.core.table import file_group_reader as fgr
 from hudi_ray.core.table import slice_merge
+from hudi_ray.core.util.arrow_pool import reader_pool
 from hudi_testkit import MorTableWriter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -511,7 +512,7 @@ def main() -> None:
         return
     snapshot_rows, base_rows = check(path, manifest)
     print(
-        f"pyarrow {pa.__version__} (memory pool {pa.default_memory_pool().backend_name}), "
+        f"pyarrow {pa.__version__} (reader's memory pool {reader_pool().backend_name}), "
         f"hudi-rs {getattr(hudi, '__version__', '?')}, {os.cpu_count()} CPUs, "
         f"table version {manifest['table_version']} ({manifest['merge_mode']}), {manifest['updates']:,} updated and "
         f"{manifest['deletes']:,} deleted keys in Avro log blocks, {args.reps} repetitions\n"

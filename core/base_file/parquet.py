@@ -8,10 +8,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiStorageError
 from hudi_ray.core.storage import StorageLike
+from hudi_ray.core.util.arrow_pool import reader_pool
 
 
 @contextmanager
@@ -70,16 +72,16 @@ _DICTIONARY_BYTES_PER_VALUE = 1
 _TEXT = (pa.string(), pa.binary())
 
 
-def _dictionary_columns(pf: pq.ParquetFile) -> list[str]:
+def _dictionary_columns(reader: pq.ParquetReader) -> list[str]:
     """Top-level text columns worth reading as dictionaries, in every row group.
     Only files big enough to decode on several threads are considered: for a
     small file, opening it a second time costs more than the decode saves."""
-    md = pf.metadata
+    md = reader.metadata
     if md.num_row_groups == 0 or not _threaded(md.num_rows, md.num_columns):
         return []
-    paths = [pf.schema.column(i).path for i in range(md.num_columns)]
+    paths = [md.schema.column(i).path for i in range(md.num_columns)]
     chosen = []
-    for field in pf.schema_arrow:
+    for field in reader.schema_arrow:
         if field.type not in _TEXT or paths.count(field.name) != 1:
             continue
         j = paths.index(field.name)
@@ -101,11 +103,16 @@ def _plain_schema(schema: pa.Schema, names: frozenset[str]) -> pa.Schema:
     return pa.schema(fields, metadata=schema.metadata)
 
 
+def _decoded(array: pa.DictionaryArray) -> pa.Array:
+    # ``dictionary_decode`` takes no pool; a take of the dictionary is the same array.
+    return pc.take(array.dictionary, array.indices, memory_pool=reader_pool())
+
+
 def _plain(data: pa.Table, names: frozenset[str]) -> pa.Table:
     """``data`` with the columns ``names`` (read as dictionaries) expanded to their values."""
     for i, field in enumerate(data.schema):
         if field.name in names:
-            chunks = [c.dictionary_decode() for c in data.column(i).chunks]
+            chunks = [_decoded(c) for c in data.column(i).chunks]
             data = data.set_column(i, _plain_field(field), pa.chunked_array(chunks, field.type.value_type))
     return data
 
@@ -113,8 +120,22 @@ def _plain(data: pa.Table, names: frozenset[str]) -> pa.Table:
 def _plain_batch(batch: pa.RecordBatch, names: frozenset[str]) -> pa.RecordBatch:
     if not names:
         return batch
-    columns = [c.dictionary_decode() if f.name in names else c for f, c in zip(batch.schema, batch.columns)]
+    columns = [_decoded(c) if f.name in names else c for f, c in zip(batch.schema, batch.columns)]
     return pa.RecordBatch.from_arrays(columns, schema=_plain_schema(batch.schema, names))
+
+
+def _column_indices(reader: pq.ParquetReader, columns: Sequence[str] | None) -> list[int] | None:
+    """The leaves of the top-level ``columns`` the file has, in the order
+    asked; None for every column in the file's order (no projection)."""
+    if columns is None:
+        return None
+    names = reader.schema_arrow.names
+    if len(names) == len(columns) and names == list(columns):
+        return None
+    leaves: dict[str, list[int]] = {}
+    for i, path in enumerate(reader.column_paths):
+        leaves.setdefault(path[0], []).append(i)
+    return [i for c in dict.fromkeys(columns) for i in leaves.get(c, ())]
 
 
 class FooterCache:
@@ -153,40 +174,46 @@ class ParquetReader:
         self.storage = storage
         self.footers = footers
 
-    def _open(self, rel: str) -> pq.ParquetFile:
-        cached = self.footers.get(rel) if self.footers is not None else None
-        pf = self._parquet_file(rel, cached)
-        if cached is None and self.footers is not None:
-            self.footers.put(rel, pf.metadata)
-        return pf
+    def _cached(self, rel: str) -> pq.FileMetaData | None:
+        return self.footers.get(rel) if self.footers is not None else None
 
-    def _open_for_read(
-        self, rel: str, metadata: pq.FileMetaData | None = None
-    ) -> tuple[pq.ParquetFile, frozenset[str]]:
-        """The file opened for a read of its rows, and the text columns it
-        reads as dictionaries (``_dictionary_columns``), which ``_plain`` expands."""
-        pf = self._parquet_file(rel, metadata) if metadata is not None else self._open(rel)
-        small = _dictionary_columns(pf)
-        if not small:
-            return pf, frozenset()
-        return self._parquet_file(rel, pf.metadata, small), frozenset(small)
-
-    def _parquet_file(
-        self, rel: str, metadata: pq.FileMetaData | None, dictionaries: list[str] | None = None
-    ) -> pq.ParquetFile:
-        return pq.ParquetFile(
-            self.storage.arrow_path(rel),
-            filesystem=self.storage.arrow_fs,
+    def _reader(
+        self, src: pa.NativeFile, metadata: pq.FileMetaData | None, dictionaries: list[str] | None = None
+    ) -> pq.ParquetReader:
+        """pyarrow's bare reader (``ParquetFile`` takes no memory pool) on ``src``."""
+        reader = pq.ParquetReader(memory_pool=reader_pool())
+        reader.open(
+            src,
             # Pre-buffering coalesces an object store's range requests; on a
             # local disk it only adds its setup, a large share of a small file's read.
             pre_buffer=not self.storage.is_local,
             metadata=metadata,
             read_dictionary=dictionaries,
+            # Extension types as ``ParquetFile`` reads them (its default, not the bare reader's).
+            arrow_extensions_enabled=True,
         )
+        return reader
+
+    @contextmanager
+    def _opened(
+        self, rel: str, metadata: pq.FileMetaData | None = None, *, dictionaries: bool = False
+    ) -> Iterator[tuple[pq.ParquetReader, frozenset[str]]]:
+        """The file opened, its footer cached; with ``dictionaries``, opened for
+        a read of its rows with the text columns ``_dictionary_columns`` picks
+        read as dictionaries (named second), which ``_plain`` expands."""
+        metadata = metadata if metadata is not None else self._cached(rel)
+        with self.storage.arrow_fs.open_input_file(self.storage.arrow_path(rel)) as src:
+            reader = self._reader(src, metadata)
+            if metadata is None and self.footers is not None:
+                self.footers.put(rel, reader.metadata)
+            small = _dictionary_columns(reader) if dictionaries else []
+            if small:
+                reader = self._reader(src, reader.metadata, small)
+            yield reader, frozenset(small)
 
     def schema(self, rel: str) -> pa.Schema:
-        with _errors(self.storage, rel):
-            return self._open(rel).schema_arrow
+        with _errors(self.storage, rel), self._opened(rel) as (reader, _):
+            return reader.schema_arrow
 
     @property
     def fanout(self) -> int | None:
@@ -200,8 +227,7 @@ class ParquetReader:
         if cached is not None:
             return cached  # opening the file again would cost as much as parsing its footer
         with _errors(self.storage, rel), self.storage.arrow_fs.open_input_file(self.storage.arrow_path(rel)) as src:
-            # pyarrow's own footer reader, without ``ParquetFile``'s per-file
-            # setup (a third of a small file's footer cost).
+            # The footer alone: no pool, as no rows are decoded.
             reader = pq.ParquetReader()
             reader.open(src)
             md = reader.metadata
@@ -213,16 +239,14 @@ class ParquetReader:
         return self.metadata(rel).num_rows
 
     def _read_small(self, rel: str, columns: Sequence[str] | None) -> tuple[pa.Table | None, pq.FileMetaData]:
-        """A small file's ``columns`` (as ``read`` gives them) through pyarrow's
-        bare reader, or None and the file's footer when ``ParquetFile`` must
-        read it: a file that decodes on several threads or with dictionaries,
-        or columns that are not plain top-level leaves. ``ParquetFile``'s own
-        setup (nested paths, Arrow schema) costs a third of a file of a few rows."""
-        cached = self.footers.get(rel) if self.footers is not None else None
+        """A small file's ``columns`` (as ``read`` gives them), read inline, or
+        None and the file's footer when ``_opened`` must read it: a file that
+        decodes on several threads or with dictionaries, or columns that are
+        not plain top-level leaves. For a file of a few rows, the generator
+        context and the leaf mapping cost a third of its read."""
+        cached = self._cached(rel)
         with self.storage.arrow_fs.open_input_file(self.storage.arrow_path(rel)) as src:
-            reader = pq.ParquetReader()
-            # Extension types as ParquetFile reads them (its default, not the bare reader's).
-            reader.open(src, pre_buffer=not self.storage.is_local, metadata=cached, arrow_extensions_enabled=True)
+            reader = self._reader(src, cached)
             md = reader.metadata
             if _threaded(md.num_rows, md.num_columns):
                 return None, md
@@ -242,17 +266,8 @@ class ParquetReader:
                 return None, md
             data = reader.read_all(column_indices=indices, use_threads=False)
         if data.column_names != wanted:
-            return None, md  # names a leaf path would not resolve alike (duplicates, dots): left to ParquetFile
+            return None, md  # names a leaf path would not resolve alike (dots): left to the leaf mapping
         return data, md
-
-    def _columns(self, pf: pq.ParquetFile, columns: Sequence[str] | None) -> list[str] | None:
-        if columns is None:
-            return None
-        names = pf.schema_arrow.names
-        if len(names) == len(columns) and names == list(columns):
-            return None  # every column, in the file's order: no projection to resolve
-        present = set(names)
-        return [c for c in columns if c in present]
 
     def read(self, rel: str, columns: Sequence[str] | None = None, *, encoded: bool = False) -> pa.Table:
         """With ``encoded``, text columns of small dictionaries stay dictionary
@@ -263,11 +278,10 @@ class ParquetReader:
             data, md = self._read_small(rel, columns)
             if data is not None:
                 return data
-            pf, small = self._open_for_read(rel, md)
-            cols = self._columns(pf, columns)
-            md = pf.metadata
-            threaded = _threaded(md.num_rows, md.num_columns if cols is None else len(cols))
-            data = pf.read(columns=cols, use_threads=threaded)
+            with self._opened(rel, md, dictionaries=True) as (reader, small):
+                indices = _column_indices(reader, columns)
+                threaded = _threaded(md.num_rows, md.num_columns if indices is None else len(indices))
+                data = reader.read_all(column_indices=indices, use_threads=threaded)
             return data if encoded else _plain(data, small)
         except Exception as exc:
             mapped = _mapped(self.storage.uri(rel), exc)
@@ -277,16 +291,15 @@ class ParquetReader:
 
     def iter_row_groups(self, rel: str, columns: Sequence[str] | None) -> Iterator[pa.Table]:
         """Each row group as a table (an empty table for a file without rows)."""
-        with _errors(self.storage, rel):
-            pf, small = self._open_for_read(rel)
-            cols = self._columns(pf, columns)
-            if pf.metadata.num_row_groups == 0:
-                empty = _plain_schema(pf.schema_arrow, small).empty_table()
-                yield empty if cols is None else empty.select(cols)
-            width = pf.metadata.num_columns if cols is None else len(cols)
-            for i in range(pf.metadata.num_row_groups):
-                threaded = _threaded(pf.metadata.row_group(i).num_rows, width)
-                yield _plain(pf.read_row_group(i, columns=cols, use_threads=threaded), small)
+        with _errors(self.storage, rel), self._opened(rel, dictionaries=True) as (reader, small):
+            indices = _column_indices(reader, columns)
+            md = reader.metadata
+            if md.num_row_groups == 0:
+                yield _plain(reader.read_all(column_indices=indices, use_threads=False), small)
+            width = md.num_columns if indices is None else len(indices)
+            for i in range(md.num_row_groups):
+                threaded = _threaded(md.row_group(i).num_rows, width)
+                yield _plain(reader.read_row_group(i, column_indices=indices, use_threads=threaded), small)
 
     def iter_tables(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.Table]:
         """Row group by row group, whatever ``batch_size``: a row group is the unit
@@ -294,14 +307,13 @@ class ParquetReader:
         return self.iter_row_groups(rel, columns)
 
     def iter_batches(self, rel: str, columns: Sequence[str] | None, batch_size: int) -> Iterator[pa.RecordBatch]:
-        with _errors(self.storage, rel):
-            pf, small = self._open_for_read(rel)
-            cols = self._columns(pf, columns)
-            full = _plain_schema(pf.schema_arrow, small)
-            schema = full if cols is None else pa.schema([full.field(c) for c in cols])
+        with _errors(self.storage, rel), self._opened(rel, dictionaries=True) as (reader, small):
+            indices = _column_indices(reader, columns)
+            groups = list(range(reader.metadata.num_row_groups))
             produced = False
-            for batch in pf.iter_batches(batch_size=batch_size, columns=cols, use_threads=True):
+            for batch in reader.iter_batches(batch_size, groups, column_indices=indices, use_threads=True):
                 produced = True
                 yield _plain_batch(batch, small)
             if not produced:
-                yield pa.RecordBatch.from_pylist([], schema=schema)
+                empty = _plain(reader.read_row_groups([], column_indices=indices, use_threads=False), small)
+                yield pa.RecordBatch.from_pylist([], schema=empty.schema)

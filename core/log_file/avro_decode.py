@@ -32,6 +32,7 @@ from hudi_ray.core.log_file import avro_program as prog
 from hudi_ray.core.log_file.avro_program import FieldPlan, SchemaProgram, UnsupportedSchema, build_program
 from hudi_ray.core.log_file.compiled import load
 from hudi_ray.core.schema import avro_to_arrow_schema
+from hudi_ray.core.util.arrow_pool import reader_pool
 
 _SYNC = os.urandom(16)
 # Records decoded in one walk span at most this many bytes of the block, so
@@ -328,7 +329,7 @@ class _Text:
         self.region = np.zeros(len(capacity), dtype=np.int64)
         if len(capacity):
             self.region[1:] = np.cumsum(capacity[:-1])
-        self._whole = pa.allocate_buffer(int(capacity.sum()))
+        self._whole = pa.allocate_buffer(int(capacity.sum()), memory_pool=reader_pool())
         self.data = np.frombuffer(self._whole, dtype=np.uint8)
         self.used = np.zeros(len(capacity), dtype=np.int64)
         self.high = np.zeros(len(capacity), dtype=np.int64)
@@ -363,7 +364,7 @@ class _Rows:
 
     def __init__(self, rows: int, n: int, dtype: type, *, zero: bool = False) -> None:
         width = np.dtype(dtype).itemsize * n
-        self._whole = pa.allocate_buffer(rows * width)
+        self._whole = pa.allocate_buffer(rows * width, memory_pool=reader_pool())
         self._width = width
         self.array: np.ndarray = np.frombuffer(self._whole, dtype=dtype).reshape(rows, n)
         if zero:

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from hudi_ray.core.log_file.compiled import load
 from hudi_ray.core.merge.config import MergeConfig, MergeMode
 from hudi_ray.core.schema import conform_table, one_array
+from hudi_ray.core.util.arrow_pool import reader_pool
 
 RECORD_KEY = "_hoodie_record_key"
 IS_DELETED = "_hoodie_is_deleted"
@@ -147,9 +148,9 @@ class LogRecords:
                     # Most of the block: Arrow's filter copies kept runs, cheaper than a gather.
                     keep = np.zeros(n, dtype=bool)
                     keep[seqs[lo:hi] - start] = True
-                    out.append(data.filter(pa.array(keep)))
+                    out.append(pc.filter(data, pa.array(keep), memory_pool=reader_pool()))
                 else:
-                    out.append(data.take(seqs[lo:hi] - start))
+                    out.append(pc.take(data, seqs[lo:hi] - start, memory_pool=reader_pool()))
             start += n
         if not out:
             return self.schema.empty_table()
@@ -212,8 +213,9 @@ def _newer_wins(
     # Only the columns compared are gathered (``new`` also holds the keys).
     compared = [*cfg.ordering_fields, *([_CTDEL] if _CTDEL in new.column_names else [])]
     new = new.select(list(dict.fromkeys(compared)))
-    n_rows = new.take(new_idx) if new_idx is not None else new
-    o_rows = old.take(old_idx) if old_idx is not None else old
+    pool = reader_pool()
+    n_rows = pc.take(new, new_idx, memory_pool=pool) if new_idx is not None else new
+    o_rows = pc.take(old, old_idx, memory_pool=pool) if old_idx is not None else old
     result = None
     equal_so_far = None
     for f in cfg.ordering_fields:
@@ -256,7 +258,7 @@ _NO_BYTES = np.zeros(0, dtype=np.uint8)
 
 def _codes(n: int) -> np.ndarray:
     """An int64 array of ``n`` in memory of Arrow's pool, which reuses freed pages instead of faulting in fresh ones."""
-    return np.frombuffer(pa.allocate_buffer(8 * n), dtype=np.int64)
+    return np.frombuffer(pa.allocate_buffer(8 * n, memory_pool=reader_pool()), dtype=np.int64)
 
 
 def _string_buffers(keys: pa.Array | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -395,7 +397,8 @@ def apply_merge(base: pa.Table | None, decision: MergeDecision, logs: LogRecords
     if base is None or not decision.keeps_base():
         return added if added is not None else schema.empty_table()
     keep = decision.base_keep
-    kept = conform_table(base if keep is None else base.filter(pa.array(keep)), schema)
+    kept = base if keep is None else pc.filter(base, pa.array(keep), memory_pool=reader_pool())
+    kept = conform_table(kept, schema)
     return kept if added is None else pa.concat_tables([kept, added])
 
 

@@ -6,9 +6,11 @@ import functools
 from collections.abc import Callable, Collection, Iterable, Mapping
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_ray.core.exceptions import HudiSchemaError
 from hudi_ray.core.schema.avro import META_FIELDS
+from hudi_ray.core.util.arrow_pool import reader_pool
 
 
 def meta_fields_schema() -> pa.Schema:
@@ -19,7 +21,7 @@ def one_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     """``values`` as one contiguous array; a lone chunk is taken as it is
     (``ChunkedArray.combine_chunks`` copies even that)."""
     if isinstance(values, pa.ChunkedArray):
-        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks(memory_pool=reader_pool())
     return values
 
 
@@ -74,7 +76,7 @@ def conform_table(
             col = table.column(f.name)
             if not col.type.equals(f.type):
                 try:
-                    col = col.cast(f.type)
+                    col = pc.cast(col, f.type, memory_pool=reader_pool())
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
                     raise HudiSchemaError(
                         f"Column {f.name} in {where or 'file'} has type {col.type}, "

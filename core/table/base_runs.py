@@ -17,6 +17,7 @@ import pyarrow as pa
 from hudi_ray.core.exceptions import HudiSchemaError
 from hudi_ray.core.schema import conform_table
 from hudi_ray.core.table.selection import ReadSelection
+from hudi_ray.core.util.arrow_pool import reader_pool
 
 # Rows of a run; a larger file goes alone (joining would only copy it).
 RUN_ROWS = 1 << 16
@@ -58,7 +59,7 @@ def one_batch(data: pa.Table) -> pa.RecordBatch:
     """``data`` as one contiguous batch, as the spec's eager per-slice read returns."""
     if data.num_rows == 0:
         return pa.RecordBatch.from_pylist([], schema=data.schema)
-    return data.combine_chunks().to_batches()[0]
+    return data.combine_chunks(memory_pool=reader_pool()).to_batches()[0]
 
 
 def _same_schema_stretches(run: Sequence[BaseRead]) -> list[list[BaseRead]]:
@@ -89,7 +90,7 @@ def finish_run(run: Sequence[BaseRead], uri: Callable[[str], str], per_file: boo
             raise
         return [b for stretch in stretches for b in finish_run(stretch, uri, per_file)]
     if not per_file and len(run) > 1:
-        raw = raw.combine_chunks()
+        raw = raw.combine_chunks(memory_pool=reader_pool())
     try:
         data = conform_table(raw, selection.read_schema, first.constants, uri(first.base_rel))
     except HudiSchemaError:

@@ -45,14 +45,20 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pa.Table]:
     return root, _write(root / "f.parquet")
 
 
+def _bare(path: Path) -> pq.ParquetReader:
+    reader = pq.ParquetReader()
+    reader.open(str(path))
+    return reader
+
+
 def test_only_small_dictionaries_are_chosen(written: tuple[Path, pa.Table]) -> None:
     root, _ = written
-    assert _dictionary_columns(pq.ParquetFile(root / "f.parquet")) == ["commit", "partition", "blob"]
+    assert _dictionary_columns(_bare(root / "f.parquet")) == ["commit", "partition", "blob"]
 
 
 def test_small_file_is_not_reopened(tmp_path: Path) -> None:
     pq.write_table(pa.table({"s": ["x"] * 100}), tmp_path / "small.parquet", store_schema=False)
-    assert _dictionary_columns(pq.ParquetFile(tmp_path / "small.parquet")) == []
+    assert _dictionary_columns(_bare(tmp_path / "small.parquet")) == []
 
 
 def test_every_read_path_returns_the_files_types(written: tuple[Path, pa.Table]) -> None:
@@ -89,7 +95,7 @@ def test_a_stored_dictionary_type_stays_a_dictionary(tmp_path: Path) -> None:
     assert read.equals(pq.read_table(tmp_path / "d.parquet"))
 
 
-# -- small files: pyarrow's bare reader instead of ParquetFile ---------------------------------
+# -- small files read inline, large ones through the leaf mapping ---------------------------------
 
 
 def _write_small(path: Path) -> pa.Table:
@@ -132,41 +138,60 @@ def test_small_file_reads_as_parquet_file_does(tmp_path: Path, columns: list[str
     assert got.equals(expected)
 
 
+def _counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The footer each ``ParquetReader._opened`` is given, as the test reads files."""
+    opened: list[object] = []
+    original = ParquetReader._opened
+
+    def counting(self: ParquetReader, rel: str, metadata: object = None, **kwargs: bool):  # type: ignore[no-untyped-def]
+        opened.append(metadata)
+        return original(self, rel, metadata, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ParquetReader, "_opened", counting)
+    return opened
+
+
 @pytest.mark.parametrize("columns", [None, ["e", "u", "a"], ["b", "missing", "a"]])
-def test_small_file_of_flat_columns_skips_parquet_file(
+def test_small_file_of_flat_columns_is_read_inline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, columns: list[str] | None
 ) -> None:
-    """Top-level leaves of a small file come from the bare reader: ``ParquetFile``'s
-    setup costs a third of such a file's read."""
+    """Top-level leaves of a small file are read at once: the generator context
+    and leaf mapping of ``_opened`` cost a third of such a file's read."""
     expected = _write_small(tmp_path / "f.parquet")
-    opened: list[object] = []
-    original = pq.ParquetFile
-
-    def counting(*args: object, **kwargs: object) -> pq.ParquetFile:
-        opened.append(args[0])
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(pq, "ParquetFile", counting)
+    opened = _counting_opens(monkeypatch)
     reader = ParquetReader(Storage(str(tmp_path), {}))
     got = reader.read("f.parquet", columns)
     wanted = expected.column_names if columns is None else [c for c in columns if c in expected.column_names]
     assert got.equals(expected.select(wanted))
     assert opened == []
-    reader.read("f.parquet", ["s"])  # nested: left to ParquetFile
+    reader.read("f.parquet", ["s"])  # nested: several leaves, mapped by ``_opened``'s reader
     assert len(opened) == 1
 
 
-def test_large_file_is_left_to_parquet_file(written: tuple[Path, pa.Table], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_large_file_is_opened_with_the_parsed_footer(
+    written: tuple[Path, pa.Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root, _ = written
-    opened: list[object] = []
-    original = pq.ParquetFile
-
-    def counting(*args: object, **kwargs: object) -> pq.ParquetFile:
-        opened.append(kwargs.get("metadata"))
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(pq, "ParquetFile", counting)
+    opened = _counting_opens(monkeypatch)
     got = ParquetReader(Storage(str(root), {})).read("f.parquet", ["n", "key"])
     assert got.equals(pq.read_table(root / "f.parquet", columns=["n", "key"]))
-    # Opened once more, with the footer the bare reader already parsed.
-    assert len(opened) >= 1 and all(md is not None for md in opened)
+    # Opened once more, with the footer the inline reader already parsed.
+    assert len(opened) == 1 and all(md is not None for md in opened)
+
+
+@pytest.mark.parametrize("columns", SMALL_COLUMNS)
+def test_large_file_reads_as_parquet_file_does(tmp_path: Path, columns: list[str] | None) -> None:
+    """The leaf mapping of a file read on several threads resolves names as
+    ``ParquetFile`` does: structs and lists whole, dotted names as names."""
+    small = _write_small(tmp_path / "small.parquet")
+    pq.write_table(pa.concat_tables([small] * 70_000), tmp_path / "f.parquet", store_schema=False)
+    pf = pq.ParquetFile(tmp_path / "f.parquet")
+    present = None if columns is None else [c for c in columns if c in pf.schema_arrow.names]
+    expected = pf.read(columns=present)
+    reader = ParquetReader(Storage(str(tmp_path), {}))
+    got = reader.read("f.parquet", columns)
+    assert got.schema.equals(expected.schema, check_metadata=True)
+    assert got.equals(expected)
+    streamed = pa.Table.from_batches(list(reader.iter_batches("f.parquet", columns, 50_000)))
+    assert streamed.equals(expected)
+    assert pa.concat_tables(reader.iter_row_groups("f.parquet", columns)).equals(expected)

@@ -1,0 +1,51 @@
+"""The Arrow memory pool the reader allocates its buffers from.
+
+A read allocates and frees about four times its output in large buffers. An
+allocator that hands freed pages back to the system at once (Arrow's default,
+mimalloc) faults them in again on the next read, and where transparent huge
+pages are on, every fault clears a whole huge page: reads of the same table
+then vary by 2x with what ran before them. jemalloc keeps freed pages a while
+for reuse, so the reader decodes and merges into its pool where pyarrow has
+it. Only the reader's own allocations move: the process's default pool, which
+the caller's code uses, stays as it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import pyarrow as pa
+
+from hudi_ray.core.exceptions import HudiConfigError
+
+# Names a pool the reader uses instead of its choice: jemalloc, mimalloc, system or default.
+POOL_ENV = "HUDI_RAY_MEMORY_POOL"
+
+_POOLS = {
+    "jemalloc": pa.jemalloc_memory_pool,
+    "mimalloc": pa.mimalloc_memory_pool,
+    "system": pa.system_memory_pool,
+    "default": pa.default_memory_pool,
+}
+
+
+@functools.cache
+def reader_pool() -> pa.MemoryPool:
+    """The pool named by ``HUDI_RAY_MEMORY_POOL``; without it, the process's
+    default pool where the process chose one (``ARROW_DEFAULT_MEMORY_POOL``),
+    else jemalloc where this pyarrow has it."""
+    named = os.environ.get(POOL_ENV, "").strip().lower()
+    if named:
+        if named not in _POOLS:
+            raise HudiConfigError(f"{POOL_ENV}={named!r} is not a memory pool: use one of {', '.join(_POOLS)}")
+        try:
+            return _POOLS[named]()
+        except NotImplementedError as exc:
+            raise HudiConfigError(f"{POOL_ENV}={named!r}: this pyarrow is built without it") from exc
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return pa.default_memory_pool()
+    try:
+        return pa.jemalloc_memory_pool()
+    except NotImplementedError:
+        return pa.default_memory_pool()

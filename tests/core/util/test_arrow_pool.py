@@ -1,0 +1,99 @@
+"""The reader's Arrow memory pool: how it is chosen, and that reads allocate from it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import hudi_ray
+from hudi_ray.core.exceptions import HudiConfigError
+from hudi_ray.core.util import arrow_pool
+from hudi_ray.core.util.arrow_pool import POOL_ENV, reader_pool
+from hudi_testkit import MorTableWriter
+
+
+@pytest.fixture
+def fresh_choice(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """The pool chosen again under the test's environment, and again after it."""
+    monkeypatch.delenv(POOL_ENV, raising=False)
+    monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+    reader_pool.cache_clear()
+    yield monkeypatch
+    reader_pool.cache_clear()
+
+
+def test_jemalloc_where_pyarrow_has_it(fresh_choice: pytest.MonkeyPatch) -> None:
+    expected = "jemalloc" if "jemalloc" in pa.supported_memory_backends() else pa.default_memory_pool().backend_name
+    assert reader_pool().backend_name == expected
+
+
+def test_the_process_choice_is_followed(fresh_choice: pytest.MonkeyPatch) -> None:
+    fresh_choice.setenv("ARROW_DEFAULT_MEMORY_POOL", "system")
+    # Arrow read the variable when it loaded; the reader follows whatever pool that gave.
+    assert reader_pool().backend_name == pa.default_memory_pool().backend_name
+
+
+@pytest.mark.parametrize("name", ["system", " System ", "default"])
+def test_the_named_pool_wins(fresh_choice: pytest.MonkeyPatch, name: str) -> None:
+    fresh_choice.setenv("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
+    fresh_choice.setenv(POOL_ENV, name)
+    expected = "system" if name.strip().lower() == "system" else pa.default_memory_pool().backend_name
+    assert reader_pool().backend_name == expected
+
+
+def test_an_unknown_name_is_the_projects_error(fresh_choice: pytest.MonkeyPatch) -> None:
+    fresh_choice.setenv(POOL_ENV, "tcmalloc")
+    with pytest.raises(HudiConfigError, match=rf"{POOL_ENV}='tcmalloc' is not a memory pool: use one of jemalloc"):
+        reader_pool()
+
+
+def test_a_pool_pyarrow_lacks_is_the_projects_error(fresh_choice: pytest.MonkeyPatch) -> None:
+    def missing() -> pa.MemoryPool:
+        raise NotImplementedError("built without it")
+
+    fresh_choice.setitem(arrow_pool._POOLS, "mimalloc", missing)
+    fresh_choice.setenv(POOL_ENV, "mimalloc")
+    with pytest.raises(HudiConfigError, match="this pyarrow is built without it"):
+        reader_pool()
+
+
+def _other_backend() -> str:
+    """A backend other than the process's default, to tell their allocations apart."""
+    default = pa.default_memory_pool().backend_name
+    return next(b for b in ("system", "jemalloc", "mimalloc") if b != default and b in pa.supported_memory_backends())
+
+
+def test_a_merged_read_allocates_from_the_reader_pool(tmp_path: Path, fresh_choice: pytest.MonkeyPatch) -> None:
+    """The base file's decoding, the log's and the merge allocate their
+    buffers from the reader's pool: the process's default pool sees a small
+    part of what the read allocates (Parquet's page buffers, which pyarrow
+    gives no pool)."""
+    n = 400_000
+    base = pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "name": pc.cast(pa.array(range(n), pa.int64()), pa.string()),
+            "ts": pa.array([1] * n, pa.int64()),
+        }
+    )
+    writer = MorTableWriter.create(
+        tmp_path / "t", base, table_name="t", record_key="id", precombine_field="ts", rows_per_file=n
+    )
+    updates = base.filter(pc.equal(pc.bit_wise_and(base["id"], 3), 0))
+    writer.update(updates.set_column(2, "ts", pa.array([2] * updates.num_rows, pa.int64())))
+    fresh_choice.setenv(POOL_ENV, _other_backend())
+    ours, default = reader_pool(), pa.default_memory_pool()
+    assert ours.backend_name != default.backend_name
+    before = ours.total_bytes_allocated(), default.total_bytes_allocated()
+    batches = hudi_ray.HudiTableBuilder.from_base_uri(str(tmp_path / "t")).build().read()
+    ours_bytes = ours.total_bytes_allocated() - before[0]
+    default_bytes = default.total_bytes_allocated() - before[1]
+    rows = pa.Table.from_batches(batches)
+    assert rows.num_rows == n
+    assert pc.sum(rows["ts"]).as_py() == n + updates.num_rows
+    assert ours_bytes >= rows.nbytes
+    assert default_bytes < ours_bytes / 4
