@@ -1,13 +1,13 @@
 """The Arrow memory pool the reader allocates its buffers from.
 
-A read allocates and frees about four times its output in large buffers. An
-allocator that hands freed pages back to the system at once (Arrow's default,
-mimalloc) faults them in again on the next read, and where transparent huge
-pages are on, every fault clears a whole huge page: reads of the same table
-then vary by 2x with what ran before them. jemalloc keeps freed pages a while
-for reuse, so the reader decodes and merges into its pool where pyarrow has
-it. Only the reader's own allocations move: the process's default pool, which
-the caller's code uses, stays as it is.
+A read that keeps its whole result takes fresh memory for all of it. With
+Arrow's default pool on Linux (mimalloc), where the kernel backs fresh memory
+with transparent huge pages, that memory sometimes costs more system time than
+the read's own work (the kernel clearing 2 MiB pages), and the same read took
+1 s or 2 s depending on what the process ran before it. jemalloc faults fresh
+memory in page by page, at a steady cost, so the reader allocates from it
+where pyarrow has it. Only the reader's own allocations move: the process's
+default pool, which the caller's code uses, stays as it is.
 """
 
 from __future__ import annotations
