@@ -3,8 +3,8 @@
 A read that keeps its whole result takes fresh memory for all of it. With
 Arrow's default pool on Linux (mimalloc), where the kernel backs fresh memory
 with transparent huge pages, that memory sometimes costs more system time than
-the read's own work (the kernel clearing 2 MiB pages), and the same read took
-1 s or 2 s depending on what the process ran before it. jemalloc faults fresh
+the read's own work (the kernel clearing huge pages), and the same read's
+time depends on what the process ran before it. jemalloc faults fresh
 memory in page by page, at a steady cost, so the reader allocates from it
 where pyarrow has it. Only the reader's own allocations move: the process's
 default pool, which the caller's code uses, stays as it is.
