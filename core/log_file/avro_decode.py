@@ -322,7 +322,7 @@ class BlockDecoder:
 
 
 class _Text:
-    """The bytes of the walk's bytes fields: a region each, in one buffer of Arrow's pool."""
+    """The bytes of the walk's bytes fields: a region each, in one buffer of the reader's Arrow pool."""
 
     def __init__(self, capacity: np.ndarray) -> None:
         self.capacity = capacity
@@ -359,8 +359,8 @@ def _group(size: int) -> tuple[int, np.ndarray, np.ndarray]:
 
 
 class _Rows:
-    """A 2-D output of the walk in memory of Arrow's pool (which reuses freed
-    pages instead of faulting in fresh ones), each row a buffer for Arrow."""
+    """A 2-D output of the walk in memory of the reader's Arrow pool
+    (``arrow_pool``), each row a buffer for Arrow."""
 
     def __init__(self, rows: int, n: int, dtype: type, *, zero: bool = False) -> None:
         width = np.dtype(dtype).itemsize * n

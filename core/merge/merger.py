@@ -257,7 +257,7 @@ _NO_BYTES = np.zeros(0, dtype=np.uint8)
 
 
 def _codes(n: int) -> np.ndarray:
-    """An int64 array of ``n`` in memory of Arrow's pool, which reuses freed pages instead of faulting in fresh ones."""
+    """An int64 array of ``n`` in memory of the reader's Arrow pool (``arrow_pool``), not numpy's."""
     return np.frombuffer(pa.allocate_buffer(8 * n, memory_pool=reader_pool()), dtype=np.int64)
 
 
