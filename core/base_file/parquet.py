@@ -223,7 +223,7 @@ class ParquetReader:
         return 1 if self.storage.is_local else None
 
     def metadata(self, rel: str) -> pq.FileMetaData:
-        cached = self.footers.get(rel) if self.footers is not None else None
+        cached = self._cached(rel)
         if cached is not None:
             return cached  # opening the file again would cost as much as parsing its footer
         with _errors(self.storage, rel), self.storage.arrow_fs.open_input_file(self.storage.arrow_path(rel)) as src:

@@ -64,7 +64,10 @@ def test_a_pool_pyarrow_lacks_is_the_projects_error(fresh_choice: pytest.MonkeyP
 def _other_backend() -> str:
     """A backend other than the process's default, to tell their allocations apart."""
     default = pa.default_memory_pool().backend_name
-    return next(b for b in ("system", "jemalloc", "mimalloc") if b != default and b in pa.supported_memory_backends())
+    others = [b for b in ("system", "jemalloc", "mimalloc") if b != default and b in pa.supported_memory_backends()]
+    if not others:
+        pytest.skip("this pyarrow has one memory pool only")
+    return others[0]
 
 
 def test_a_merged_read_allocates_from_the_reader_pool(tmp_path: Path, fresh_choice: pytest.MonkeyPatch) -> None:
