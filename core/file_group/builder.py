@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from hudi_ray.core.base_file import parse_base_file_name
-from hudi_ray.core.exceptions import HudiFileNotFoundError
+from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiTimelineError
 from hudi_ray.core.file_group.file_slice import HudiFileSlice, relative_path
 from hudi_ray.core.file_group.visibility import Visibility
 from hudi_ray.core.log_file import LogFile, parse_log_file_name
@@ -117,25 +117,49 @@ class SliceBuilder:
     ) -> list[HudiFileSlice]:
         """The latest visible slice of each group not skipped, sorted by
         partition and file id; groups with no visible file have none."""
-        chosen = [c for g in groups if not skip(g) and (c := self._latest(g, visibility)) is not None]
+        kept = [g for g in groups if not skip(g)]
+        archived = self._archived_log_times(kept, visibility)
+        chosen = [c for g in kept if (c := self._latest(g, visibility, archived)) is not None]
         counts = self._record_counts(chosen)
         slices = [self._slice(c, counts) for c in chosen]
         slices.sort(key=lambda s: (s.partition_path, s.file_id))
         return slices
 
-    def _latest(self, g: FileGroup, visibility: Visibility) -> _Chosen | None:
+    def _archived_log_times(self, groups: list[FileGroup], visibility: Visibility) -> dict[str, str]:
+        """Completion times of the archived delta commits whose log files' slices depend
+        on them: those of groups with a visible base file newer than the delta commit.
+        Read from the archive together, and only when some log file needs one."""
+        if self.table_version < 8:
+            return {}
+        timeline = self.timeline
+        needed: set[str] = set()
+        for g in groups:
+            if not g.log_files:
+                continue
+            newest = max((b[0] for b in g.base_files if visibility.sees(b[0])), default=None)
+            for lf in g.log_files:
+                t = lf.base_instant
+                if newest is not None and t < newest and timeline.is_archived(t) and visibility.sees(t):
+                    needed.add(t)
+        return timeline.archived_completion_times(needed) if needed else {}
+
+    def _latest(self, g: FileGroup, visibility: Visibility, archived: dict[str, str]) -> _Chosen | None:
         if not g.log_files and len(g.base_files) == 1:
             # The common group (one base file, no logs), once per file group of the table.
             only = g.base_files[0]
             return _Chosen(g, only, ()) if visibility.sees(only[0]) else None
         visible = [b for b in g.base_files if visibility.sees(b[0])]
         latest = max(visible, key=lambda b: b[0]) if visible else None
-        logs = self._logs_of_latest_slice(g, sorted(b[0] for b in visible), visibility) if g.log_files else ()
+        logs = ()
+        if g.log_files:
+            logs = self._logs_of_latest_slice(g, sorted(b[0] for b in visible), visibility, archived)
         if latest is None and not logs:
             return None
         return _Chosen(g, latest, logs)
 
-    def _logs_of_latest_slice(self, g: FileGroup, bases: list[str], visibility: Visibility) -> tuple[LogFile, ...]:
+    def _logs_of_latest_slice(
+        self, g: FileGroup, bases: list[str], visibility: Visibility, archived: dict[str, str]
+    ) -> tuple[LogFile, ...]:
         """Visible log files of the group's latest slice, in processing order.
 
         Base files of pending compactions are not visible, so logs written
@@ -143,13 +167,34 @@ class SliceBuilder:
         """
         chosen: list[tuple[str, LogFile]] = []
         for lf in g.log_files:
-            key = log_slice_time(lf, self.timeline, self.table_version)
-            if key is None or not visibility.sees(lf.base_instant):
+            if not visibility.sees(lf.base_instant):
                 continue  # pending, failed or outside the read's range
+            key = log_slice_time(lf, self.timeline, self.table_version)
+            if key is None and self.timeline.is_archived(lf.base_instant):
+                key = archived.get(lf.base_instant) or self._unknown_completion(g, lf, bases)
+            if key is None:
+                continue
             if in_latest_slice(key, bases):
                 chosen.append((key, lf))
         chosen.sort(key=lambda kv: (kv[0], kv[1].version, kv[1].write_token))
         return tuple(lf for _, lf in chosen)
+
+    def _unknown_completion(self, g: FileGroup, lf: LogFile, bases: list[str]) -> str:
+        """Where a log file of an archived delta commit whose completion time the archive
+        does not hold (the archive is gone) is placed: as Apache Hudi archives, the
+        commit completed before the active timeline's first instant, so with no base
+        file between the two its slice is the one its instant time falls in. Otherwise
+        guessing could drop or repeat rows: the read fails."""
+        start = self.timeline.start or lf.base_instant
+        between = [b for b in bases if lf.base_instant < b <= start]
+        if not between:
+            return lf.base_instant
+        raise HudiTimelineError(
+            f"Log file {lf.name} of file group {g.file_id} (partition {g.partition_path!r}) was written by "
+            f"delta commit {lf.base_instant}, which was archived off the active timeline, and the archived "
+            f"timeline at {self.timeline.archive.location} does not hold its completion time; base file(s) of "
+            f"instant {', '.join(between)} make its file slice depend on it, so the read cannot be answered"
+        )
 
     def _record_counts(self, chosen: list[_Chosen]) -> dict[str, int]:
         """Base files' record counts from the writing commit's stats, by path

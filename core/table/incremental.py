@@ -17,11 +17,12 @@ time, then requested time), and obeys three rules:
 * positions are normalized to 17 digits, so a 14-digit instant time and its
   millisecond form order alike.
 
-A range's history is gone when instants after its start were archived (its
-start is older than the active timeline, and the table has archived history)
-or when a file one of its commits wrote, and that the read needs, is no longer
-in storage (a clean removed it). Incremental planning checks both
-(``scan.IncrementalScan``) and either fails, naming what is missing, or with
+A range whose start is older than the active timeline takes its instants from
+the archived history as well. Its history is gone when that archive cannot be
+read, or was lost while files of archived instants remain, or when a file one
+of its commits wrote, and that the read needs, is no longer in storage (a clean
+removed it). Incremental planning checks these (``scan.IncrementalScan``) and
+either fails, naming what is missing, or with
 ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` reads the full
 snapshot as of the range's end and says so in the plan.
 """
@@ -36,6 +37,7 @@ from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.log_file import parse_log_file_name
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
+from hudi_ray.core.timeline.archive import archive_errors
 from hudi_ray.core.timeline.instant import CLUSTERING, COMMIT, DELTA_COMMIT, REPLACE_COMMIT
 from hudi_ray.core.timeline.timestamps import START_OF_TIME, parse_timestamp
 
@@ -104,8 +106,9 @@ def next_range(timeline: HudiTimeline, start: str | None = None, max_instants: i
     after = position(start) if start else START_OF_TIME
     waiting_on = earliest_pending_write(timeline)
     limit = position(waiting_on.timestamp) if waiting_on is not None else None
+    candidates, _ = with_history(timeline, after)
     ready = sorted(
-        (i for i in timeline.data_instants if position(i.completed_at) > after),
+        (i for i in candidates if position(i.completed_at) > after),
         key=effect_order,
     )
     held_back = limit is not None and any(position(i.completed_at) >= limit for i in ready)
@@ -134,7 +137,7 @@ def resolve_start(value: str | None, timeline: HudiTimeline, timezone: str, opti
     if text.lower() == LATEST:
         return latest_position(timeline)
     at = parse_timestamp(text, timezone, option=option)
-    for instant in timeline.data_instants:
+    for instant in with_history(timeline, at)[0]:
         if position(instant.timestamp) == at:
             return position(instant.completed_at)
     return position(at)
@@ -154,20 +157,46 @@ def fallback_enabled(options: Mapping[str, str]) -> bool:
 # -- is the history still there -----------------------------------------------------
 
 
-def archived_gap(timeline: HudiTimeline, start: str, archived: Callable[[], bool]) -> str | None:
-    """Why instants after ``start`` may be archived (None when the active
-    timeline holds them all). ``archived()`` tells whether the table has
-    archived history; it is asked only for a start older than the timeline."""
-    every = timeline.instants + timeline.pending
-    if not every:
+def with_history(timeline: HudiTimeline, start: str) -> tuple[list[HudiInstant], str | None]:
+    """The completed data instants a range after position ``start`` chooses from,
+    oldest first: the active timeline's, and the archived history's when ``start`` is
+    older than the active timeline. With an archive that cannot be read, the active
+    timeline's and why the history is gone."""
+    active = timeline.data_instants
+    first = timeline.start
+    if first is None or position(start) >= position(first):
+        return active, None
+    try:
+        if not timeline.archive.is_present():
+            return active, None
+        return timeline.archived_data_instants() + active, None
+    except archive_errors() as exc:
+        since = "the beginning" if position(start) == START_OF_TIME else start
+        return active, (
+            f"instants completed after {since} were archived (the active timeline starts at instant {first}) "
+            f"and the archived history cannot be read: {exc}"
+        )
+
+
+def archive_gone(timeline: HudiTimeline, start: str, listed_times: Callable[[], Iterable[str]]) -> str | None:
+    """Why a range after ``start`` cannot be answered when the table has no archived
+    history to read but storage holds files older than the active timeline (written by
+    instants archived, then lost with their archive); None otherwise. ``listed_times``
+    gives the instant times of the files listed, asked only for a start older than the
+    active timeline."""
+    first = timeline.start
+    if first is None or position(start) >= position(first):
         return None
-    first = min(every, key=lambda i: position(i.timestamp))
-    if position(start) >= position(first.timestamp) or not archived():
+    if timeline.archive.is_present():
         return None
-    since = "the beginning" if position(start) == START_OF_TIME else f"{start}"
+    older = min((t for t in listed_times() if t < first), default=None)
+    if older is None:
+        return None
+    since = "the beginning" if position(start) == START_OF_TIME else start
     return (
-        f"instants completed after {since} may have been archived: the active timeline starts at instant "
-        f"{first.timestamp} ({first.action}) and the table has archived history"
+        f"instants completed after {since} were archived: storage holds files of instant {older}, older than the "
+        f"active timeline (which starts at instant {first}), and the table's archived history at "
+        f"{timeline.archive.location} is gone"
     )
 
 

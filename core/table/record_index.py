@@ -13,8 +13,8 @@ a suspect file. Only the table's first write is not suspect: the table was empty
 and while the record index is maintained Hudi refuses a commit that gives one key
 two locations. A key lookup may use the record index only when no suspect file can
 hold the key by its column stats; a suspect file without stats (cleaned, or never
-indexed) may hold anything. Suspect files are known only from the commit metadata
-of the active timeline: once instants were archived the record index is not used.
+indexed) may hold anything. Suspect files are known from the commit metadata of every
+write, the archived history's included; when that cannot be read the index is not used.
 
 Keys are looked up as the key generator stored them: the raw value for a single key
 field under the simple, timestamp and non-partitioned key generators; ``field:value``
@@ -42,7 +42,7 @@ from hudi_ray.core.metadata.hashing import column_stats_key
 from hudi_ray.core.metadata.records import to_column_stats
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
-from hudi_ray.core.timeline.archive import has_archived_history
+from hudi_ray.core.timeline.archive import archive_errors
 from hudi_ray.core.timeline.instant import DELTA_COMMIT
 from hudi_ray.core.util.locks import FreshLock
 
@@ -79,10 +79,27 @@ _MAX_COMPOSITE_KEYS = 10_000
 def _maintained_record_index(first: HudiInstant, mdt: MetadataTable) -> bool:
     """True when the metadata table's commit of the table's first write updated the
     record index, i.e. the write went through the index's one-location-per-key check."""
-    for instant in mdt.timeline.instants:
+    timeline = mdt.timeline
+    for instant in timeline.instants:
         if instant.timestamp == first.timestamp and instant.action == DELTA_COMMIT:
-            return RECORD_INDEX in (mdt.timeline.get_instant_metadata(instant).get("partitionToWriteStats") or {})
+            return RECORD_INDEX in (timeline.get_instant_metadata(instant).get("partitionToWriteStats") or {})
+    if timeline.is_archived(first.timestamp):
+        # The metadata table archives its own commits: its commit of the first write is there.
+        for instant in timeline.archived_data_instants():
+            if instant.timestamp == first.timestamp and instant.action == DELTA_COMMIT:
+                return RECORD_INDEX in (timeline.get_instant_metadata(instant).get("partitionToWriteStats") or {})
     return False
+
+
+def every_write(timeline: HudiTimeline, what: str) -> list[HudiInstant] | None:
+    """Every completed data instant of the table, the archived ones first; None (with
+    a warning) when the archived history cannot be read, so its writes are unknown."""
+    try:
+        archived = timeline.archived_data_instants() if timeline.archive.is_present() else []
+    except archive_errors() as exc:
+        log.warning("%s not used: the archived history at %s cannot be read: %s", what, timeline.archive.location, exc)
+        return None
+    return archived + timeline.data_instants
 
 
 def suspect_files(
@@ -90,20 +107,26 @@ def suspect_files(
 ) -> dict[str, set[str]] | None:
     """partition -> names of files that may hold a copy of a key the record index does
     not point at; None when not every write of the table is known."""
-    if has_archived_history(storage, config):
+    instants = every_write(timeline, "The record index")
+    if instants is None:
         return None
-    instants = timeline.data_instants
-    if instants and _maintained_record_index(instants[0], mdt):
-        instants = instants[1:]
-    out: dict[str, set[str]] = {}
-    for instant in instants:
-        op = str(timeline.get_instant_metadata(instant).get("operationType") or "").upper()
-        if op in _RELOCATING:
-            continue
-        every_file = op not in _INDEXED
-        for stat in timeline.write_stats(instant):
-            if every_file or stat.get("numInserts") != 0:
-                out.setdefault(stat["partitionPath"], set()).add(stat["path"].rsplit("/", 1)[-1])
+    try:
+        if instants and _maintained_record_index(instants[0], mdt):
+            instants = instants[1:]
+        out: dict[str, set[str]] = {}
+        for instant in instants:
+            op = str(timeline.get_instant_metadata(instant).get("operationType") or "").upper()
+            if op in _RELOCATING:
+                continue
+            every_file = op not in _INDEXED
+            for stat in timeline.write_stats(instant):
+                if every_file or stat.get("numInserts") != 0:
+                    out.setdefault(stat["partitionPath"], set()).add(stat["path"].rsplit("/", 1)[-1])
+    except archive_errors() as exc:
+        log.warning(
+            "The record index not used: an archived commit in %s cannot be read: %s", timeline.archive.location, exc
+        )
+        return None
     return out
 
 
@@ -128,7 +151,10 @@ def value_suspect_files(
         return {}  # nothing taints a file group, so no write follows one
     tainted: set[tuple[str, str]] = set()
     out: dict[str, set[str]] = {}
-    for instant in timeline.data_instants:
+    instants = every_write(timeline, "The secondary indexes")
+    if instants is None:
+        return None
+    for instant in instants:
         stats = timeline.write_stats(instant)
         replaced = timeline.replaced_file_ids(instant)
         if any((p, f) in tainted for p, ids in replaced.items() for f in ids):

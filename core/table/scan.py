@@ -26,7 +26,7 @@ from hudi_ray.core.metadata.secondary_index import INDEX_DEFS_KEY
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.explain import PlanExplain
-from hudi_ray.core.table.incremental import archived_gap, cleaned_gap, fallback_enabled
+from hudi_ray.core.table.incremental import archive_gone, cleaned_gap, fallback_enabled, with_history
 from hudi_ray.core.table.pruning import (
     ColumnStatsPruner,
     FooterStatsPruner,
@@ -40,7 +40,6 @@ from hudi_ray.core.table.read_options import HudiQueryType
 from hudi_ray.core.table.record_index import RecordIndexGuard
 from hudi_ray.core.table.request import ReadRequest
 from hudi_ray.core.table.secondary_index import SecondaryIndexes
-from hudi_ray.core.timeline.archive import has_archived_history
 from hudi_ray.core.timeline.timestamps import START_OF_TIME
 
 log = logging.getLogger(__name__)
@@ -236,7 +235,7 @@ class IncrementalScan(Scan):
     end; the rows returned are those of the instants in range. Incremental
     planning does not stats-prune (as the reader spec says).
 
-    When the range's history is gone (``incremental.archived_gap`` and
+    When the range's history is gone (``incremental.with_history``, ``archive_gone`` and
     ``cleaned_gap``) the read fails, naming what is missing, or with
     ``hoodie.datasource.read.incr.fallback.fulltablescan.enable`` reads every
     row of the latest snapshot instead (Apache Hudi's full table scan keeps
@@ -255,8 +254,9 @@ class IncrementalScan(Scan):
         view = self.sources.view
         # By completion time on table version 8+, by instant time before.
         visibility = view.visibility_of([i for i in timeline.data_instants if i.completed_at <= end])
-        instants = [i for i in timeline.data_instants if start < i.completed_at <= end]
-        gap = archived_gap(timeline, start, self._archived)
+        history, gap = with_history(timeline, start)
+        instants = [i for i in history if start < i.completed_at <= end]
+        gap = gap or archive_gone(timeline, start, lambda: self._listed_times(partitions))
         if gap is None and not instants:
             return None
         if gap is None:
@@ -288,9 +288,9 @@ class IncrementalScan(Scan):
         self.explain.note(f"history gone: full snapshot as of {at}")
         return ScanFiles(view.latest_file_slices(partitions, latest), None, latest, fallback=reason)
 
-    def _archived(self) -> bool:
-        ctx = self.sources.context
-        return has_archived_history(ctx.storage, ctx.config)
+    def _listed_times(self, partitions: list[str]) -> list[str]:
+        groups = self.sources.view.file_groups(partitions)
+        return [t for g in groups for t in (*(b[0] for b in g.base_files), *(lf.base_instant for lf in g.log_files))]
 
 
 def scan_for(sources: TableSources, request: ReadRequest, explain: PlanExplain) -> Scan:

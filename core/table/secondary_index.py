@@ -11,7 +11,8 @@ keys. Only those file groups can hold a match, when:
 * no file whose values the index may not pair with the record index's location of
   their key (a second copy of a key, and later writes to its file group) can hold a
   match by its column stats (``RecordIndexGuard.values_allowed``). Once instants
-  were archived, not every such file is known and the index is not used.
+  were archived and the archive cannot be read, not every such file is known and the
+  index is not used.
 
 The metadata table plans only snapshot reads of the latest state that it has caught
 up with (``SnapshotScan``): time travel and incremental reads never get here. Where a
@@ -172,7 +173,7 @@ class SecondaryIndexes:
         found = self._mdt.secondary_index_keys(index, stored)
         keys = frozenset(k for ks in found.values() for k in ks)
         if self._guard.value_suspects() is None:
-            return "instants were archived: not every write that may have copied keys is known"
+            return "the archived history cannot be read: not every write that may have copied keys is known"
         second_copy = "a write may have given keys a second copy the indexes do not name"
         if keys:
             field = self._guard.key_filter_field

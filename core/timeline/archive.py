@@ -1,17 +1,94 @@
-"""Archived history: instants moved off the active timeline (the archive folder
-of table versions 6 and below, the LSM history of version 8 and up)."""
+"""Archived history: instants moved off the active timeline.
+
+Apache Hudi keeps two layouts of it:
+
+* layout 1 (table version 6 and below): Hudi log files ``.commits_.archive.<N>_<token>``
+  in the archive folder (``hoodie.archivelog.folder``, default ``archived``), of Avro
+  data blocks of ``HoodieArchivedMetaEntry`` records, one per instant file (requested,
+  inflight and completed states apart), the block's SCHEMA header the writer schema;
+* layout 2 (version 8 and up): the LSM history (``hoodie.timeline.history.path``,
+  default ``history`` under the timeline folder): ``_version_`` names the current
+  ``manifest_<N>``, a JSON list of Parquet files named ``<min>_<max>_<level>.parquet``,
+  each row one completed instant with its completion time, the raw bytes of its
+  completed file (``metadata``) and of its plan.
+
+Everything is read lazily and only as far as a question needs: layout 2's completion
+times come from the files whose instant range holds the times asked for; metadata is
+decoded per instant when asked. Archive files never change once written (a layout-1
+file that grows is read again: entries are cached by name and size), so what was read
+is kept for the table's later loads.
+
+Damage never becomes a wrong answer: a missing, truncated or corrupt file is an error
+naming it, raised to whoever needed the archive (an index guard turns itself off, a read
+fails).
+"""
 
 from __future__ import annotations
 
+import io
+import json
+import logging
+import re
+import threading
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import fastavro
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.config.keys import HudiTableConfig as K
+from hudi_ray.core.exceptions import (
+    HudiCoreError,
+    HudiCorruptFileError,
+    HudiFileNotFoundError,
+    HudiTimelineError,
+    HudiUnsafePathError,
+)
+from hudi_ray.core.log_file import BlockType, read_log_blocks
 from hudi_ray.core.storage import Storage
-from hudi_ray.core.storage.paths import metadata_path_problem
+from hudi_ray.core.storage.paths import check_file_name, metadata_path_problem
+from hudi_ray.core.timeline.instant import CLEAN, COMMIT, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, HudiInstant
+from hudi_ray.core.timeline.metadata import decode_instant_metadata
+
+log = logging.getLogger(__name__)
+
+_LAYOUT_1_FILE = re.compile(r"^\.commits_\.archive\.(\d+)(_.*)?$")
+_MERGE_PLAN = "mergeArchivePlan"
+_VERSION_FILE = "_version_"
+_MANIFEST = re.compile(r"^manifest_(\d+)$")
+_LSM_FILE = re.compile(r"^(\d+)_(\d+)_(\d)\.parquet$")
+_LSM_COLUMNS = ["instantTime", "completionTime", "action", "metadata"]
+
+# Which field of a HoodieArchivedMetaEntry holds a completed action's metadata.
+_METADATA_FIELD = {
+    COMMIT: "hoodieCommitMetadata",
+    DELTA_COMMIT: "hoodieCommitMetadata",
+    REPLACE_COMMIT: "hoodieReplaceCommitMetadata",
+    CLEAN: "hoodieCleanMetadata",
+    ROLLBACK: "hoodieRollbackMetadata",
+}
 
 
-def has_archived_history(storage: Storage, config: TableConfig) -> bool:
-    """True when instants may have moved off the active timeline (LSM history or the
-    archive folder)."""
+@dataclass(frozen=True, slots=True)
+class ArchivedEntry:
+    """One completed instant of the archive. ``raw`` is its metadata undecoded: the
+    completed instant file's bytes (layout 2), or the Avro record of its entry with
+    ``schema`` the block's writer schema (layout 1)."""
+
+    timestamp: str
+    action: str
+    completion: str
+    source: str  # the archive file it came from, for errors
+    raw: bytes | None
+    schema: str | None = None
+
+
+def archive_folder(config: TableConfig) -> str | None:
+    """The archive folder relative to the table, or None when the configured one is
+    unsafe (a path leaving the table is never listed)."""
     if config.table_version >= 8:
         sub = config.get(K.TIMELINE_HISTORY_PATH)
         sub = "history" if sub is None else sub.strip()
@@ -21,14 +98,391 @@ def has_archived_history(storage: Storage, config: TableConfig) -> bool:
         sub = "archived" if sub is None else sub.strip()
         root = ".hoodie"
     if sub and metadata_path_problem(sub) is not None:
+        return None
+    sub = sub.strip("/")
+    return f"{root}/{sub}" if sub else root
+
+
+def has_archived_history(storage: Storage, config: TableConfig) -> bool:
+    """True when instants may have moved off the active timeline (LSM history or the
+    archive folder)."""
+    folder = archive_folder(config)
+    if folder is None:
         return True  # a folder that may lie outside the table is not listed; its instants stay unknown
-    folder = f"{root}/{sub.strip('/')}" if sub.strip("/") else root
-    if not storage.exists(folder):
+    try:
+        names = [info.name for info in storage.list_dir(folder) if not info.is_dir]
+    except HudiFileNotFoundError:
         return False
-    files = [info.name for info in storage.list_dir(folder) if not info.is_dir]
-    if folder != root:
-        return bool(files)
-    # The history shares its folder with the instants: only its own files count.
     if config.table_version >= 8:
-        return any(n.startswith("manifest_") or n == "_version_" or n.endswith(".parquet") for n in files)
-    return any(n.startswith(".commits_.archive") for n in files)
+        return any(n == _VERSION_FILE or _MANIFEST.match(n) or _LSM_FILE.match(n) for n in names)
+    return any(_LAYOUT_1_FILE.match(n) for n in names)
+
+
+class ArchivedTimeline:
+    """A table's archived instants, read on demand. Thread-safe; one per loaded
+    timeline, lending what it read to the next load of the same table."""
+
+    def __init__(self, storage: Storage, config: TableConfig, previous: ArchivedTimeline | None = None) -> None:
+        self._storage = storage
+        self._layout = 2 if config.table_version >= 8 else 1
+        self._folder = archive_folder(config)
+        self._lock = threading.RLock()
+        # Files of the current archive: name -> (min, max) instant range (layout 2), or
+        # name -> size (layout 1); None until listed.
+        self._files: dict[str, Any] | None = None
+        # Entries per file, keyed by (name, size or range): files never change under a name.
+        self._read: dict[tuple[str, Any], dict[str, ArchivedEntry]] = dict(previous._read) if previous else {}
+        self._decoded: dict[tuple[str, str], dict[str, Any]] = dict(previous._decoded) if previous else {}
+        self._all: dict[str, ArchivedEntry] | None = None
+
+    @property
+    def layout(self) -> int:
+        return self._layout
+
+    @property
+    def location(self) -> str:
+        return self._storage.uri(self._folder) if self._folder is not None else "an unsafe archive folder"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Shipped plans carry no archive content; a worker reads what it needs again.
+        state = self.__dict__.copy()
+        state.update(_lock=None, _files=None, _read={}, _decoded={}, _all=None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
+    # -- files ---------------------------------------------------------------
+
+    def _require_folder(self) -> str:
+        if self._folder is None:
+            raise HudiUnsafePathError(
+                f"The archive folder configured for {self._storage.base_url} leads outside the table; "
+                "its archived instants are not read"
+            )
+        return self._folder
+
+    def files(self) -> dict[str, Any]:
+        """The archive's current files (empty when there is no archive)."""
+        with self._lock:
+            if self._files is None:
+                self._files = self._list_layout_2() if self._layout == 2 else self._list_layout_1()
+            return self._files
+
+    def is_present(self) -> bool:
+        return bool(self.files())
+
+    def _rel(self, name: str) -> str:
+        return f"{self._require_folder()}/{name}"
+
+    def _list_layout_2(self) -> dict[str, Any]:
+        folder = self._require_folder()
+        version = self._current_version()
+        if version is None:
+            return {}
+        manifest = f"manifest_{version}"
+        where = self._storage.uri(self._rel(manifest))
+        try:
+            text = self._storage.read_bytes(self._rel(manifest))
+        except HudiFileNotFoundError as exc:
+            raise HudiFileNotFoundError(
+                f"The archived timeline's {self._storage.uri(f'{folder}/{_VERSION_FILE}')} names manifest "
+                f"version {version}, but {where} does not exist"
+            ) from exc
+        out: dict[str, Any] = {}
+        for name in _manifest_files(text, where):
+            check_file_name(name, "Archive file", where, self._storage.base_url)
+            m = _LSM_FILE.match(name)
+            if m is None:
+                raise HudiCorruptFileError(f"Manifest {where} lists {name!r}, which is not an archived timeline file")
+            out[name] = (m.group(1), m.group(2))
+        return out
+
+    def _current_version(self) -> int | None:
+        """The version ``_version_`` names; as Hudi does, the greatest manifest listed
+        when that file is missing or unreadable."""
+        rel = self._rel(_VERSION_FILE)
+        try:
+            text = self._storage.read_bytes(rel).decode("utf-8").strip()
+            if text.isdigit():
+                return int(text)
+            log.warning("Ignoring %s: %r is not a version number", self._storage.uri(rel), text[:40])
+        except HudiFileNotFoundError:
+            pass
+        except UnicodeDecodeError:
+            log.warning("Ignoring %s: not UTF-8 text", self._storage.uri(rel))
+        try:
+            listed = self._storage.list_dir(self._require_folder())
+        except HudiFileNotFoundError:
+            return None
+        versions = [int(m.group(1)) for info in listed if (m := _MANIFEST.match(info.name)) is not None]
+        return max(versions, default=None)
+
+    def _list_layout_1(self) -> dict[str, Any]:
+        folder = self._require_folder()
+        try:
+            listed = self._storage.list_dir(folder)
+        except HudiFileNotFoundError:
+            return {}
+        files = {i.name: i.size for i in listed if not i.is_dir and _LAYOUT_1_FILE.match(i.name)}
+        if any(i.name == _MERGE_PLAN for i in listed):
+            self._apply_merge_plan(files)
+        return files
+
+    def _apply_merge_plan(self, files: dict[str, Any]) -> None:
+        """A merge of small archive files left unfinished: while every file it merges is
+        still there, the merged file is incomplete; once any is gone, the rest are leftovers."""
+        rel = self._rel(_MERGE_PLAN)
+        where = self._storage.uri(rel)
+        try:
+            records = list(fastavro.reader(io.BytesIO(self._storage.read_bytes(rel))))
+        except HudiFileNotFoundError:
+            return  # the merge finished meanwhile
+        except Exception as exc:  # fastavro raises many unrelated types
+            raise HudiCorruptFileError(f"Cannot decode the archive merge plan {where}: {exc}") from exc
+        if len(records) != 1 or not isinstance(records[0], dict):
+            raise HudiCorruptFileError(f"The archive merge plan {where} holds {len(records)} records, not one")
+        candidates = [str(c).rsplit("/", 1)[-1] for c in records[0].get("candidate") or ()]
+        merged = str(records[0].get("mergedArchiveFileName") or "").rsplit("/", 1)[-1]
+        if all(c in files for c in candidates):
+            files.pop(merged, None)
+        elif merged in files:
+            for c in candidates:
+                files.pop(c, None)
+
+    # -- entries -------------------------------------------------------------
+
+    def _entries_of(self, names: list[str]) -> dict[str, ArchivedEntry]:
+        """Completed entries of the given current files, read together."""
+        files = self.files()
+        keys = [(n, files[n]) for n in names]
+        with self._lock:
+            missing = [k for k in keys if k not in self._read]
+        if missing:
+            rels = [self._rel(n) for n, _ in missing]
+            try:
+                blobs = self._storage.read_many(rels)
+            except HudiFileNotFoundError as exc:
+                raise HudiFileNotFoundError(
+                    f"The archived timeline at {self.location} lists a file storage lacks: {exc}"
+                ) from exc
+            for key, rel, blob in zip(missing, rels, blobs):
+                where = self._storage.uri(rel)
+                parsed = _parse_layout_2(blob, where) if self._layout == 2 else _parse_layout_1(blob, where)
+                with self._lock:
+                    self._read[key] = parsed
+        out: dict[str, ArchivedEntry] = {}
+        with self._lock:
+            for key in sorted(keys):  # by name: deduplicate the way file order would
+                for ts, entry in self._read[key].items():
+                    out.setdefault(ts, entry)
+        return out
+
+    def entries(self) -> dict[str, ArchivedEntry]:
+        """Every completed instant of the archive, by instant time."""
+        with self._lock:
+            if self._all is None:
+                self._all = self._entries_of(sorted(self.files()))
+            return self._all
+
+    def completion_times(self, times: Collection[str]) -> dict[str, str]:
+        """Completion times of those of ``times`` the archive holds. Layout 2 reads only
+        the files whose instant range holds one of them; layout 1 keeps no completion
+        times (they are the instant times, as Hudi has them for that layout)."""
+        if not times:
+            return {}
+        if self._layout == 1:
+            held = self.entries()
+            return {t: t for t in times if t in held}
+        with self._lock:
+            held = self._all
+        if held is None:
+            wanted = [n for n, (lo, hi) in self.files().items() if any(lo <= t <= hi for t in times)]
+            held = self._entries_of(wanted)
+        return {t: held[t].completion for t in times if t in held}
+
+    def instants(self, actions: Collection[str] | None = None) -> list[HudiInstant]:
+        """Completed archived instants (of ``actions``, or all), oldest first."""
+        found = [
+            HudiInstant(
+                e.timestamp,
+                e.action,
+                completion_timestamp=e.completion if self._layout == 2 else None,
+                archived=True,
+            )
+            for e in self.entries().values()
+            if actions is None or e.action in actions
+        ]
+        return sorted(found)
+
+    def metadata(self, timestamp: str) -> tuple[dict[str, Any], str]:
+        """The decoded metadata of an archived completed instant, and where it is from."""
+        entry = self.entries().get(timestamp)
+        if entry is None:
+            raise HudiTimelineError(f"Instant {timestamp} is not a completed instant of the archive at {self.location}")
+        where = f"archived instant {timestamp} ({entry.action}) in {entry.source}"
+        key = (entry.source, timestamp)
+        with self._lock:
+            cached = self._decoded.get(key)
+        if cached is not None:
+            return cached, where
+        value = self._decode(entry, where)
+        with self._lock:
+            self._decoded[key] = value
+        return value, where
+
+    def _decode(self, entry: ArchivedEntry, where: str) -> dict[str, Any]:
+        if entry.raw is None:
+            return {}
+        if self._layout == 2:
+            return decode_instant_metadata(entry.raw, where)
+        record = _decode_entry(entry.raw, entry.schema or "", where)
+        value = record.get(_METADATA_FIELD.get(entry.action, ""))
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise HudiCorruptFileError(f"The metadata of {where} is a {type(value).__name__}, not a record")
+        return value
+
+
+# -- layout 2 ------------------------------------------------------------------------------
+
+
+def _manifest_files(raw: bytes, where: str) -> list[str]:
+    try:
+        doc = json.loads(raw.decode("utf-8")) if raw.strip() else {"files": []}
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise HudiCorruptFileError(f"Cannot read the archived timeline manifest {where}: {exc}") from exc
+    files = doc.get("files") if isinstance(doc, dict) else None
+    named = isinstance(files, list) and all(isinstance(f, dict) and isinstance(f.get("fileName"), str) for f in files)
+    if not named:
+        raise HudiCorruptFileError(f"The archived timeline manifest {where} holds no list of files with names")
+    return [f["fileName"] for f in files]  # type: ignore[union-attr]
+
+
+def _parse_layout_2(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(blob))
+        present = [c for c in _LSM_COLUMNS if c in pf.schema_arrow.names]
+        table = pf.read(columns=present)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise HudiCorruptFileError(f"Cannot read archived timeline file {where}: {exc}") from exc
+    missing = {"instantTime", "action"} - set(present)
+    if missing:
+        raise HudiCorruptFileError(f"Archived timeline file {where} lacks the column(s) {sorted(missing)}")
+    cols = {name: table.column(name).to_pylist() for name in present}
+    n = table.num_rows
+    completions = cols.get("completionTime", [None] * n)
+    metas = cols.get("metadata", [None] * n)
+    out: dict[str, ArchivedEntry] = {}
+    for ts, action, completion, raw in zip(cols["instantTime"], cols["action"], completions, metas):
+        if not isinstance(ts, str) or not ts.isdigit() or not isinstance(action, str):
+            raise HudiCorruptFileError(f"Archived timeline file {where} holds an instant without a time or action")
+        # A record without a completion time took effect at its instant time, as Hudi reads it.
+        out.setdefault(ts, ArchivedEntry(ts, action, completion or ts, where, raw))
+    return out
+
+
+# -- layout 1 ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout1Schema:
+    parsed: Any
+    index: Any  # a reader schema of the three fields that say which instant an entry is
+
+
+_SCHEMAS: dict[str, _Layout1Schema] = {}
+_SCHEMAS_LOCK = threading.Lock()
+
+
+def _layout_1_schema(text: str, where: str) -> _Layout1Schema:
+    with _SCHEMAS_LOCK:
+        found = _SCHEMAS.get(text)
+    if found is not None:
+        return found
+    try:
+        schema = json.loads(text)
+        parsed = fastavro.parse_schema(schema, _write_hint=False)
+        names = {f.get("name") for f in schema.get("fields", ())}
+        index_fields = [
+            {"name": n, "type": ["null", "string"], "default": None}
+            for n in ("commitTime", "actionType", "actionState")
+            if n in names
+        ]
+        index = fastavro.parse_schema(
+            {"type": "record", "name": schema["name"], "namespace": schema.get("namespace"), "fields": index_fields},
+            _write_hint=False,
+        )
+    except Exception as exc:  # json and fastavro raise many unrelated types
+        raise HudiCorruptFileError(f"The SCHEMA header of {where} is not a usable Avro schema: {exc}") from exc
+    found = _Layout1Schema(parsed, index)
+    with _SCHEMAS_LOCK:
+        _SCHEMAS[text] = found
+    return found
+
+
+def _decode_entry(raw: bytes, schema_text: str, where: str) -> dict[str, Any]:
+    schema = _layout_1_schema(schema_text, where)
+    try:
+        value = fastavro.schemaless_reader(io.BytesIO(raw), schema.parsed, None)
+    except Exception as exc:  # fastavro raises many unrelated types
+        raise HudiCorruptFileError(f"Cannot decode {where}: {exc}") from exc
+    if not isinstance(value, dict):
+        raise HudiCorruptFileError(f"{where} is not a record")
+    return value
+
+
+def _records(content: bytes | memoryview, where: str) -> Iterable[bytes]:
+    """The records of an Avro data block's content: int32 version, int32 count, then
+    per record an int32 length and its bytes."""
+    view = memoryview(content)
+    if len(view) < 8:
+        raise HudiCorruptFileError(f"{where} is too short for an Avro data block")
+    version = int.from_bytes(view[0:4], "big", signed=True)
+    count = int.from_bytes(view[4:8], "big", signed=True)
+    if version not in (1, 2, 3) or count < 0 or count > (len(view) - 8) // 4:
+        raise HudiCorruptFileError(f"{where} declares content version {version} and {count} records")
+    pos = 8
+    for _ in range(count):
+        if pos + 4 > len(view):
+            raise HudiCorruptFileError(f"{where} ends inside a record")
+        size = int.from_bytes(view[pos : pos + 4], "big", signed=True)
+        pos += 4
+        if size < 0 or pos + size > len(view):
+            raise HudiCorruptFileError(f"{where} declares a record of {size} bytes past its end")
+        yield bytes(view[pos : pos + size])
+        pos += size
+
+
+def _parse_layout_1(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
+    """Completed entries of one archive file. A corrupt block loses instants (and with
+    them write stats a read may need): it fails the read, naming the file."""
+    out: dict[str, ArchivedEntry] = {}
+    for block in read_log_blocks(blob, where):
+        if block.block_type is BlockType.CORRUPT:
+            raise HudiCorruptFileError(f"Corrupt block at byte {block.offset} of archive file {where}")
+        if block.block_type is not BlockType.AVRO_DATA:
+            continue
+        block_where = block.where()
+        if block.schema is None:
+            raise HudiCorruptFileError(f"{block_where} has no SCHEMA header")
+        schema = _layout_1_schema(block.schema, block_where)
+        for raw in _records(block.content, block_where):
+            try:
+                head = fastavro.schemaless_reader(io.BytesIO(raw), schema.parsed, schema.index)
+            except Exception as exc:  # fastavro raises many unrelated types
+                raise HudiCorruptFileError(f"Cannot decode a record of {block_where}: {exc}") from exc
+            ts, action, state = head.get("commitTime"), head.get("actionType"), head.get("actionState")
+            if not isinstance(ts, str) or not ts.isdigit() or not isinstance(action, str):
+                raise HudiCorruptFileError(f"A record of {block_where} has no instant time or action")
+            if state not in (None, "COMPLETED"):
+                continue  # the requested and inflight files of the instant
+            out.setdefault(ts, ArchivedEntry(ts, action, ts, where, raw, block.schema))
+    return out
+
+
+def archive_errors() -> tuple[type[HudiCoreError], ...]:
+    """What reading the archive raises on damage or absence of its files."""
+    return (HudiCorruptFileError, HudiFileNotFoundError, HudiTimelineError, HudiUnsafePathError)

@@ -43,6 +43,8 @@ class HudiInstant:
     completion_timestamp: str | None = field(compare=False, default=None)
     file_name: str = field(compare=False, default="")
     timezone: str = field(compare=False, default="UTC", repr=False)
+    # Read from the archived history, not the active timeline: it has no file of its own.
+    archived: bool = field(compare=False, default=False, repr=False)
 
     @property
     def epoch_mills(self) -> int:

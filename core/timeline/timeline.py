@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import io
 import json
 import logging
+from collections.abc import Iterable
 from typing import Any, NoReturn
 
-import fastavro
 import pyarrow as pa
 
 from hudi_ray.core.base_file import base_file_id
@@ -19,7 +18,7 @@ from hudi_ray.core.log_file import parse_log_file_name
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.storage.paths import check_metadata_path
-from hudi_ray.core.timeline.commit_avro import Unsupported, decode_commit_record
+from hudi_ray.core.timeline.archive import ArchivedTimeline
 from hudi_ray.core.timeline.instant import (
     CLEAN,
     CLUSTERING,
@@ -29,43 +28,13 @@ from hudi_ray.core.timeline.instant import (
     REPLACE_COMMIT,
     HudiInstant,
 )
+from hudi_ray.core.timeline.metadata import AVRO_MAGIC, decode_instant_metadata
 from hudi_ray.core.util.locks import FreshLock
 
 log = logging.getLogger(__name__)
 
 # The timeline folder of table versions 8 and up, unless hoodie.timeline.path moves it.
 _LAYOUT_2_TIMELINE = ".hoodie/timeline"
-
-_AVRO_MAGIC = b"Obj\x01"
-
-
-def decode_instant_metadata(raw: bytes, where: str) -> dict[str, Any]:
-    """Commit metadata is JSON (layout 1) or an Avro container (layout 2)."""
-    if not raw:
-        return {}
-    try:
-        if raw.startswith(_AVRO_MAGIC):
-            expected = "an Avro record"
-            try:
-                value = decode_commit_record(raw)
-            except Unsupported:
-                records = list(fastavro.reader(io.BytesIO(raw)))
-                if not records:
-                    raise HudiTimelineError(f"Instant file {where} holds no Avro record") from None
-                value = records[0]
-        else:
-            value = json.loads(raw.decode("utf-8"))
-            expected = "a JSON object"
-    except HudiTimelineError:
-        raise
-    except Exception as exc:  # fastavro and json raise many unrelated types
-        raise HudiTimelineError(f"Malformed instant metadata in {where}: {exc}") from exc
-    if not isinstance(value, dict):
-        raise HudiTimelineError(
-            f"Malformed instant metadata in {where}: expected {expected}, got {type(value).__name__}"
-        )
-    return value
-
 
 _STAT_COUNTS = ("numWrites", "numDeletes", "numUpdateWrites", "numInserts", "totalWriteBytes", "fileSizeInBytes")
 
@@ -246,6 +215,12 @@ class HudiTimeline:
         self._data = [i for i in self.instants if i.action in DATA_ACTIONS]
         self._data_ts = {i.timestamp for i in self._data}
         self._avro_schema: str | None = None  # set once checked by get_latest_avro_schema
+        every = self.instants + self.pending
+        # Instants requested before this time and not pending were archived, completed.
+        self.start: str | None = min((i.timestamp for i in every), default=None)
+        self._on_timeline = frozenset(i.timestamp for i in every)
+        self._archive: ArchivedTimeline | None = None
+        self._archive_lender: ArchivedTimeline | None = None
 
     # -- loading ---------------------------------------------------------------
 
@@ -372,10 +347,36 @@ class HudiTimeline:
     def is_completed_data_instant(self, ts: str) -> bool:
         """True for completed data instants, and for instants older than the
         active timeline (archived ones were completed)."""
-        if ts in self._data_ts:
-            return True
-        first = self.instants[0].timestamp if self.instants else None
-        return first is not None and ts < first and not any(p.timestamp == ts for p in self.pending)
+        return ts in self._data_ts or self.is_archived(ts)
+
+    def is_archived(self, ts: str) -> bool:
+        """Whether ``ts`` is older than the active timeline: an archived, completed instant."""
+        return self.start is not None and ts < self.start and ts not in self._on_timeline
+
+    # -- archived history ------------------------------------------------------
+
+    @property
+    def archive(self) -> ArchivedTimeline:
+        """The archived history, read only as far as questions need it."""
+        with self._lock:
+            if self._archive is None:
+                self._archive = ArchivedTimeline(self._storage, self._config, self._archive_lender)
+                self._archive_lender = None
+            return self._archive
+
+    def archived_completion_times(self, times: Iterable[str]) -> dict[str, str]:
+        """Completion times of archived instants among ``times``, from the archive; those
+        it does not hold are left out. Before table version 8 an instant's completion
+        time is its instant time, and the archive is not read."""
+        wanted = {t for t in times if self.is_archived(t)}
+        if self._config.table_version < 8:
+            return {t: t for t in wanted}
+        return self.archive.completion_times(wanted)
+
+    def archived_data_instants(self) -> list[HudiInstant]:
+        """Completed data instants of the archived history, oldest first (reads the
+        whole archive's index: only for questions about every write)."""
+        return [i for i in self.archive.instants(DATA_ACTIONS) if self.is_archived(i.timestamp)]
 
     def find(self, ts: str) -> HudiInstant | None:
         for i in self._data:
@@ -410,6 +411,7 @@ class HudiTimeline:
             # Keyed by file name: entries under a bare timestamp are left behind.
             kept = {k: v for k, v in previous._metadata.items() if k in names}
         self._metadata.update(kept)
+        self._archive_lender = previous._archive or previous._archive_lender
 
     def _start_fetch(self) -> None:
         """On an object store, start fetching every completed data instant's
@@ -469,6 +471,8 @@ class HudiTimeline:
     def _load_metadata(self, instant: HudiInstant) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
         """An instant's metadata and, for completed data instants, its validated write
         stats; decoded and checked once per instant."""
+        if instant.archived:
+            return self._load_archived(instant)
         key = instant.file_name or instant.timestamp
         with self._lock:
             cached = self._metadata.get(key)
@@ -501,10 +505,26 @@ class HudiTimeline:
             self._metadata[key] = (meta, stats)
         return meta, stats
 
+    def _load_archived(self, instant: HudiInstant) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
+        key = f"archived:{instant.timestamp}"
+        with self._lock:
+            cached = self._metadata.get(key)
+        if cached is not None:
+            return cached
+        meta, where = self.archive.metadata(instant.timestamp)
+        stats: list[dict[str, Any]] | None = None
+        if instant.action in DATA_ACTIONS:
+            stats = validate_commit_metadata(meta, instant.action, where, base=self._storage.base_url)
+        elif instant.action == CLEAN:
+            validate_clean_metadata(meta, where)
+        with self._lock:
+            self._metadata[key] = (meta, stats)
+        return meta, stats
+
     def get_instant_metadata_in_json(self, instant: HudiInstant) -> str:
         resolved = self._resolve(instant)
         raw = self._read_raw(resolved)
-        if raw.startswith(_AVRO_MAGIC):
+        if raw.startswith(AVRO_MAGIC):
             return json.dumps(self.get_instant_metadata(resolved), default=str)
         # Layout-1 metadata already is JSON; hand it back as written.
         decode_instant_metadata(raw, self._storage.uri(self._instant_path(resolved)))
