@@ -55,10 +55,15 @@ def build_file_groups(listed: Iterable[tuple[str, list[FileInfo]]]) -> list[File
 
 
 def replaced_file_groups(timeline: HudiTimeline, visibility: Visibility) -> set[tuple[str, str]]:
-    """``(partition, file id)`` of the groups that replace commits ``visibility`` sees replaced."""
+    """``(partition, file id)`` of the groups that replace commits ``visibility`` sees
+    replaced, archived replace commits included (Apache Hudi archives one only once
+    its replaced files were cleaned, but a file left behind must stay hidden)."""
     replaced: set[tuple[str, str]] = set()
-    for instant in timeline.get_completed_replacecommits():
-        if instant.timestamp not in visibility.instants:
+    commits = timeline.get_completed_replacecommits()
+    if timeline.start is not None and timeline.archive.is_present():
+        commits = timeline.archived_replacecommits() + commits
+    for instant in commits:
+        if not visibility.sees(instant.timestamp):
             continue
         for partition, ids in timeline.replaced_file_ids(instant).items():
             replaced.update((partition, fid) for fid in ids)
@@ -186,7 +191,7 @@ class SliceBuilder:
         file between the two its slice is the one its instant time falls in. Otherwise
         guessing could drop or repeat rows: the read fails."""
         start = self.timeline.start or lf.base_instant
-        between = [b for b in bases if lf.base_instant < b <= start]
+        between = [b for b in bases if lf.base_instant < b < start]
         if not between:
             return lf.base_instant
         raise HudiTimelineError(

@@ -41,8 +41,8 @@ class FileSystemView:
     def snapshot_visibility(self, as_of: str | None) -> Visibility:
         return snapshot_visibility(self.timeline, as_of)
 
-    def visibility_of(self, instants: Iterable[HudiInstant]) -> Visibility:
-        return visibility_of(self.timeline, instants)
+    def visibility_of(self, instants: Iterable[HudiInstant], hidden: Iterable[HudiInstant] = ()) -> Visibility:
+        return visibility_of(self.timeline, instants, hidden)
 
     # -- listing -------------------------------------------------------------
 

@@ -21,17 +21,22 @@ class Visibility:
     upper: str | None  # nothing written after this requested time is visible
     on_timeline: frozenset[str]  # every instant time on the active timeline
     timeline_start: str | None
+    # Archived instants known to be outside the read (completed after its end).
+    hidden: frozenset[str] = frozenset()
 
     def sees(self, ts: str) -> bool:
         if ts in self.instants:
             return True
-        if ts in self.on_timeline or (self.upper is not None and ts > self.upper):
+        if ts in self.on_timeline or ts in self.hidden or (self.upper is not None and ts > self.upper):
             return False
         return self.timeline_start is not None and ts < self.timeline_start
 
 
-def visibility_of(timeline: HudiTimeline, instants: Iterable[HudiInstant]) -> Visibility:
-    """Visibility of exactly ``instants`` (plus archived history)."""
+def visibility_of(
+    timeline: HudiTimeline, instants: Iterable[HudiInstant], hidden: Iterable[HudiInstant] = ()
+) -> Visibility:
+    """Visibility of exactly ``instants`` (plus archived history, but for the archived
+    instants ``hidden``)."""
     chosen = list(instants)
     every = timeline.instants + timeline.pending
     return Visibility(
@@ -39,6 +44,7 @@ def visibility_of(timeline: HudiTimeline, instants: Iterable[HudiInstant]) -> Vi
         upper=max((i.timestamp for i in chosen), default=None),
         on_timeline=frozenset(i.timestamp for i in every),
         timeline_start=min((i.timestamp for i in every), default=None),
+        hidden=frozenset(i.timestamp for i in hidden),
     )
 
 

@@ -252,9 +252,10 @@ class IncrementalScan(Scan):
             return None
         fallback = fallback_enabled(self.request.options.hudi_options)
         view = self.sources.view
-        # By completion time on table version 8+, by instant time before.
-        visibility = view.visibility_of([i for i in timeline.data_instants if i.completed_at <= end])
         history, gap = with_history(timeline, start)
+        # By completion time on table version 8+, by instant time before.
+        upto = [i for i in history if i.completed_at <= end]
+        visibility = view.visibility_of(upto, [i for i in history if i.archived and i.completed_at > end])
         instants = [i for i in history if start < i.completed_at <= end]
         gap = gap or archive_gone(timeline, start, lambda: self._listed_times(partitions))
         if gap is None and not instants:

@@ -3,6 +3,13 @@
 It writes tables for the reader in ``hudi_ray`` to read; it is not part of the reader.
 """
 
+from hudi_testkit.archive import (
+    ArchiveLayout,
+    archive_as_hudi,
+    archive_instants,
+    archive_layout,
+    delete_archive,
+)
 from hudi_testkit.avro_schema import arrow_to_avro_schema, avro_compatible_schema, decimal_fixed_size
 from hudi_testkit.common import format_instant_time, next_instant_time, parse_instant_time
 from hudi_testkit.cow import (
@@ -27,6 +34,7 @@ from hudi_testkit.mor import (
 )
 
 __all__ = [
+    "ArchiveLayout",
     "COMMIT_METADATA_SCHEMA",
     "COMMIT_TIME_ORDERING",
     "DEFAULT_RECORDS_PER_BLOCK",
@@ -42,9 +50,13 @@ __all__ = [
     "MorTableSpec",
     "MorTableWriter",
     "WriteStat",
+    "archive_as_hudi",
+    "archive_instants",
+    "archive_layout",
     "arrow_to_avro_schema",
     "avro_compatible_schema",
     "decimal_fixed_size",
+    "delete_archive",
     "format_instant_time",
     "next_instant_time",
     "parse_instant_time",

@@ -52,5 +52,10 @@ class TableStateError(TestkitError, RuntimeError):
     """The stored table contradicts what the writer relies on, such as a key stored in two file groups."""
 
 
+class ArchiveError(TestkitError, ValueError):
+    """Instants cannot be archived as asked: too few completed ones, a pending instant in the way,
+    an action the archive format has no entry for, or instant metadata that cannot be converted."""
+
+
 class HFileWriteError(TestkitError, ValueError):
     """An HFile cannot be written as asked: bad settings, rows out of order or too long."""

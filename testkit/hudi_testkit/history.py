@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hudi_ray.core.config import parse_properties
 from hudi_ray.core.timeline import HudiInstant
+from hudi_testkit.archive import archive_instants
 from hudi_testkit.common import latest_time, list_instants, next_instant_time, write_atomic
 from hudi_testkit.errors import InstantTimeError
 
@@ -68,20 +69,9 @@ def complete_held(base_path: str | os.PathLike[str], instant: str) -> str | None
 def archive_oldest(base_path: str | os.PathLike[str], count: int) -> list[str]:
     """Move the ``count`` oldest completed instants (every state file of each)
     off the active timeline into the archived history (``.hoodie/archived``
-    for version 6, the LSM history folder for 8 and up); returns their times."""
-    base = Path(base_path)
-    folder, version = _timeline(base)
-    completed = [i for i in list_instants(folder) if i.is_completed][:count]
-    history = folder / "history" if version >= 8 else base / ".hoodie" / "archived"
-    history.mkdir(parents=True, exist_ok=True)
-    times = [i.timestamp for i in completed]
-    record = json.dumps({"archived": [i.file_name for i in completed]}).encode("utf-8")
-    name = f"{times[0]}_{times[-1]}_0.parquet" if version >= 8 else ".commits_.archive.1_1-0-1"
-    write_atomic(history / name, record)
-    for i in list_instants(folder):
-        if i.timestamp in times:
-            os.unlink(folder / i.file_name)
-    return times
+    for version 6, the LSM history folder for 8 and up), as Hudi's archiver
+    writes it (:func:`hudi_testkit.archive.archive_instants`); returns their times."""
+    return archive_instants(base_path, count)
 
 
 def clean_files(

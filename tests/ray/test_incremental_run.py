@@ -15,6 +15,7 @@ import pytest
 
 import hudi_ray
 from hudi_ray.core.exceptions import HudiCheckpointError, HudiConcurrentRunError, HudiHistoryError
+from hudi_testkit.archive import delete_archive
 from hudi_testkit.history import archive_oldest, complete_held, hold_in_flight
 from tests.commits import CommitLog, incremental, keyed, latest_per_key, snapshot
 from tests.support import dataset_table
@@ -139,13 +140,26 @@ def test_checkpoint_of_another_table_and_bad_arguments(tmp_path: Path) -> None:
         hudi_ray.incremental(str(one.path), checkpoint=checkpoint)
 
 
-def test_archived_history_fails_or_falls_back_to_the_latest_snapshot(tmp_path: Path) -> None:
+def test_archived_history_is_read_by_runs(tmp_path: Path) -> None:
     log = CommitLog(tmp_path / "t", "cow", partitioned=True, version=6)
     for start in range(0, 40, 10):
         log.commit(range(start, start + 15))
     archive_oldest(log.path, 2)
     checkpoint = str(tmp_path / "t.checkpoint")
-    with pytest.raises(HudiHistoryError, match=f"active timeline starts at instant {log.commits[2]}"):
+    for commit in log.commits:
+        with hudi_ray.incremental(str(log.path), checkpoint=checkpoint, max_instants=1) as run:
+            assert run.instants == [commit] and not run.full_snapshot
+            run.commit()
+
+
+def test_lost_archived_history_fails_or_falls_back_to_the_latest_snapshot(tmp_path: Path) -> None:
+    log = CommitLog(tmp_path / "t", "cow", partitioned=True, version=6)
+    for start in range(0, 40, 10):
+        log.commit(range(start, start + 15))
+    archive_oldest(log.path, 2)
+    delete_archive(log.path)
+    checkpoint = str(tmp_path / "t.checkpoint")
+    with pytest.raises(HudiHistoryError, match=rf"active timeline \(which starts at instant {log.commits[2]}\)"):
         hudi_ray.incremental(str(log.path), checkpoint=checkpoint, max_instants=1)
     assert not Path(checkpoint + ".lease").exists()
     with hudi_ray.incremental(str(log.path), checkpoint=checkpoint, max_instants=1, hudi_options=FALLBACK) as run:
@@ -170,6 +184,7 @@ def test_range_and_read_see_one_timeline(tmp_path: Path) -> None:
     for start in range(0, 40, 10):
         log.commit(range(start, start + 15))
     archive_oldest(log.path, 2)
+    delete_archive(log.path)  # the history lost: the range falls back to the latest state
     expected = keyed(snapshot(log.table()))
     planner, pinned, rng = incremental_range(str(log.path), after=None, hudi_options=FALLBACK)
     assert rng.full_snapshot and rng.instants[-1].timestamp == log.commits[-1]

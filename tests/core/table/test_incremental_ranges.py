@@ -6,6 +6,7 @@ or with Hudi's fallback option reads the full snapshot at its end."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,6 +17,7 @@ from hudi_ray.core.table import HudiReadOptions, HudiTableBuilder, next_range, r
 from hudi_ray.core.table.incremental import earliest_pending_write, effect_order, position
 from hudi_ray.core.timeline import HudiInstant
 from hudi_ray.core.timeline.timestamps import START_OF_TIME
+from hudi_testkit.archive import delete_archive
 from hudi_testkit.history import archive_oldest, clean_files, complete_held, hold_in_flight
 from tests.commits import CommitLog, incremental, keyed, latest_per_key, snapshot
 from tests.support import all_table_names
@@ -118,13 +120,37 @@ def test_starting_positions(tmp_path: Path) -> None:
         resolve_start("yesterday", timeline, "UTC")
 
 
+@pytest.mark.parametrize("kind", ["cow", "mor"])
 @pytest.mark.parametrize("version", [6, 8])
-def test_archived_history_fails_naming_the_instant_or_falls_back(tmp_path: Path, version: int) -> None:
+def test_ranges_into_the_archived_history_read_exactly_the_changes(tmp_path: Path, version: int, kind: str) -> None:
+    log = CommitLog(tmp_path / "t", kind, partitioned=True, version=version)
+    for start in range(0, 50, 10):
+        log.commit(range(start, start + 15))
+    before = log.table()
+    positions = [START_OF_TIME] + [i.completed_at for i in before.get_timeline().data_instants]
+    steps = [incremental(before, a, b) for a, b in itertools.pairwise(positions)]
+    archive_oldest(log.path, 3)
+    table = log.table()
+    assert table.get_timeline().archive.is_present()
+    end = positions[-1]
+    # A range from inside the archive is the union of its commits' ranges, each key's latest state.
+    for k in range(3):
+        union = pa.concat_tables(steps[k:])
+        assert latest_per_key(incremental(table, positions[k], end)) == latest_per_key(union)
+        # One commit at a time, read after archival, as before it.
+        assert keyed(incremental(table, positions[k], positions[k + 1])) == keyed(steps[k])
+    rng = next_range(table.get_timeline(), START_OF_TIME, 2)
+    assert [i.timestamp for i in rng.instants] == log.commits[:2] and all(i.archived for i in rng.instants)
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_lost_archived_history_fails_naming_the_instant_or_falls_back(tmp_path: Path, version: int) -> None:
     log = CommitLog(tmp_path / "t", "cow", partitioned=True, version=version)
     for start in range(0, 50, 10):
         log.commit(range(start, start + 15))
     first_kept = log.commits[2]
     archive_oldest(log.path, 2)
+    delete_archive(log.path)
     table = log.table()
     end = next_range(table.get_timeline()).end
     with pytest.raises(HudiHistoryError) as err:
