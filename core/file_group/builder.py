@@ -13,6 +13,7 @@ from hudi_ray.core.file_group.visibility import Visibility
 from hudi_ray.core.log_file import LogFile, parse_log_file_name
 from hudi_ray.core.storage import FileInfo
 from hudi_ray.core.timeline import HudiTimeline
+from hudi_ray.core.timeline.instant import REPLACE_COMMIT
 
 # (instant time, name, size): plain tuples of strings, which the garbage collector stops tracking.
 BaseFileEntry = tuple[str, str, int]
@@ -55,15 +56,16 @@ def build_file_groups(listed: Iterable[tuple[str, list[FileInfo]]]) -> list[File
 
 
 def replaced_file_groups(timeline: HudiTimeline, visibility: Visibility) -> set[tuple[str, str]]:
-    """``(partition, file id)`` of the groups that replace commits ``visibility`` sees
-    replaced, archived replace commits included (Apache Hudi archives one only once
-    its replaced files were cleaned, but a file left behind must stay hidden)."""
+    """``(partition, file id)`` of the groups that replace commits ``visibility`` sees replaced.
+
+    Only the active timeline's replace commits: Apache Hudi archives a replace commit
+    only once a clean removed the groups it replaced (its archiver keeps the earliest
+    instant clustering must retain), so its file system view never reads the archive
+    for them, and neither does a snapshot here."""
     replaced: set[tuple[str, str]] = set()
-    commits = timeline.get_completed_replacecommits()
-    if timeline.start is not None and timeline.archive.is_present():
-        commits = timeline.archived_replacecommits() + commits
-    for instant in commits:
-        if not visibility.sees(instant.timestamp):
+    archived = [i for i in visibility.archived if i.action == REPLACE_COMMIT]
+    for instant in archived + timeline.get_completed_replacecommits():
+        if instant.timestamp not in visibility.instants:
             continue
         for partition, ids in timeline.replaced_file_ids(instant).items():
             replaced.update((partition, fid) for fid in ids)
@@ -186,19 +188,19 @@ class SliceBuilder:
 
     def _unknown_completion(self, g: FileGroup, lf: LogFile, bases: list[str]) -> str:
         """Where a log file of an archived delta commit whose completion time the archive
-        does not hold (the archive is gone) is placed: as Apache Hudi archives, the
-        commit completed before the active timeline's first instant, so with no base
-        file between the two its slice is the one its instant time falls in. Otherwise
-        guessing could drop or repeat rows: the read fails."""
+        does not hold (the archive is gone) is placed. As Apache Hudi archives, the commit
+        completed before the active timeline's first instant; whether that falls in the
+        latest slice is then known unless the latest base file lies between the commit
+        and that first instant. There, guessing could drop or repeat rows: the read fails."""
         start = self.timeline.start or lf.base_instant
-        between = [b for b in bases if lf.base_instant < b < start]
-        if not between:
-            return lf.base_instant
+        latest = bases[-1] if bases else None
+        if latest is None or not lf.base_instant < latest < start:
+            return lf.base_instant  # the same side of the latest base file as its completion
         raise HudiTimelineError(
             f"Log file {lf.name} of file group {g.file_id} (partition {g.partition_path!r}) was written by "
             f"delta commit {lf.base_instant}, which was archived off the active timeline, and the archived "
-            f"timeline at {self.timeline.archive.location} does not hold its completion time; base file(s) of "
-            f"instant {', '.join(between)} make its file slice depend on it, so the read cannot be answered"
+            f"timeline at {self.timeline.archive.location} does not hold its completion time; the base file "
+            f"of instant {latest} makes its file slice depend on it, so the read cannot be answered"
         )
 
     def _record_counts(self, chosen: list[_Chosen]) -> dict[str, int]:

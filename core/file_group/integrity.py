@@ -153,7 +153,7 @@ class IntegrityChecks:
         self, partitions: set[str], visibility: Visibility, replaced: set[tuple[str, str]]
     ) -> Iterator[Write]:
         """Write stats of visible instants into ``partitions``, for file groups not replaced."""
-        for instant in self.timeline.data_instants:
+        for instant in [*visibility.archived, *self.timeline.data_instants]:
             if instant.timestamp not in visibility.instants:
                 continue
             for stat in self.timeline.write_stats(instant):

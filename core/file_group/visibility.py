@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -23,6 +24,10 @@ class Visibility:
     timeline_start: str | None
     # Archived instants known to be outside the read (completed after its end).
     hidden: frozenset[str] = frozenset()
+    # The archived instants of ``instants``, where the read reaches into the archived
+    # history (time travel or an incremental range before the active timeline): their
+    # writes are checked and their replace commits applied as the active timeline's are.
+    archived: tuple[HudiInstant, ...] = ()
 
     def sees(self, ts: str) -> bool:
         if ts in self.instants:
@@ -45,13 +50,17 @@ def visibility_of(
         on_timeline=frozenset(i.timestamp for i in every),
         timeline_start=min((i.timestamp for i in every), default=None),
         hidden=frozenset(i.timestamp for i in hidden),
+        archived=tuple(i for i in chosen if i.archived),
     )
 
 
 def snapshot_visibility(timeline: HudiTimeline, as_of: str | None) -> Visibility:
-    """Completed data instants up to ``as_of`` (instant time), or all of them."""
+    """Completed data instants up to ``as_of`` (instant time), or all of them. Time
+    travel to before the active timeline reads the archived instants up to it."""
     data = timeline.data_instants
     if as_of is not None:
         data = [i for i in data if i.timestamp <= as_of]
+        if timeline.start is not None and as_of < timeline.start and timeline.archive.is_present():
+            data = [i for i in timeline.archived_data_instants() if i.timestamp <= as_of] + data
     vis = visibility_of(timeline, data)
-    return Visibility(vis.instants, as_of, vis.on_timeline, vis.timeline_start)
+    return dataclasses.replace(vis, upper=as_of)

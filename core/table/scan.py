@@ -176,6 +176,10 @@ class Scan:
     def _file_pruners(self, mdt: MetadataTable | None) -> list[Pruner[HudiFileSlice]]:
         return []
 
+    def _listed_times(self, partitions: list[str]) -> list[str]:
+        groups = self.sources.view.file_groups(partitions)
+        return [t for g in groups for t in (*(b[0] for b in g.base_files), *(lf.base_instant for lf in g.log_files))]
+
 
 class SnapshotScan(Scan):
     """The latest file slices as of a point in time (the latest commit by default)."""
@@ -202,7 +206,13 @@ class SnapshotScan(Scan):
 
     def _latest_slices(self, partitions: list[str]) -> ScanFiles:
         view = self.sources.view
-        visibility = view.snapshot_visibility(self.request.as_of)
+        as_of = self.request.as_of
+        if as_of is not None:
+            gone = archive_gone(self.sources.context.timeline, as_of, lambda: self._listed_times(partitions))
+            if gone is not None:
+                where = f"Time travel to {as_of} in {self.sources.context.storage.base_url}"
+                raise HudiHistoryError(f"{where} cannot be answered: {gone}")
+        visibility = view.snapshot_visibility(as_of)
         return ScanFiles(view.latest_file_slices(partitions, visibility), None, visibility)
 
     def _file_pruners(self, mdt: MetadataTable | None) -> list[Pruner[HudiFileSlice]]:
@@ -288,10 +298,6 @@ class IncrementalScan(Scan):
         log.warning("%s", reason)
         self.explain.note(f"history gone: full snapshot as of {at}")
         return ScanFiles(view.latest_file_slices(partitions, latest), None, latest, fallback=reason)
-
-    def _listed_times(self, partitions: list[str]) -> list[str]:
-        groups = self.sources.view.file_groups(partitions)
-        return [t for g in groups for t in (*(b[0] for b in g.base_files), *(lf.base_instant for lf in g.log_files))]
 
 
 def scan_for(sources: TableSources, request: ReadRequest, explain: PlanExplain) -> Scan:

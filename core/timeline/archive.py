@@ -60,7 +60,6 @@ _MERGE_PLAN = "mergeArchivePlan"
 _VERSION_FILE = "_version_"
 _MANIFEST = re.compile(r"^manifest_(\d+)$")
 _LSM_FILE = re.compile(r"^(\d+)_(\d+)_(\d)\.parquet$")
-_LSM_COLUMNS = ["instantTime", "completionTime", "action", "metadata"]
 
 # Which field of a HoodieArchivedMetaEntry holds a completed action's metadata.
 _METADATA_FIELD = {
@@ -84,6 +83,7 @@ class ArchivedEntry:
     source: str  # the archive file it came from, for errors
     raw: bytes | None
     schema: str | None = None
+    row: int = -1  # layout 2: the row of its file, whose metadata column is read when asked
 
 
 def archive_folder(config: TableConfig) -> str | None:
@@ -134,6 +134,9 @@ class ArchivedTimeline:
         self._read: dict[tuple[str, Any], dict[str, ArchivedEntry]] = dict(previous._read) if previous else {}
         self._decoded: dict[tuple[str, str], dict[str, Any]] = dict(previous._decoded) if previous else {}
         self._all: dict[str, ArchivedEntry] | None = None
+        # Layout 2: the files read (by location) and their metadata columns, once decoded.
+        self._blobs: dict[str, bytes] = dict(previous._blobs) if previous else {}
+        self._columns: dict[str, list[bytes | None]] = dict(previous._columns) if previous else {}
 
     @property
     def layout(self) -> int:
@@ -146,7 +149,7 @@ class ArchivedTimeline:
     def __getstate__(self) -> dict[str, Any]:
         # Shipped plans carry no archive content; a worker reads what it needs again.
         state = self.__dict__.copy()
-        state.update(_lock=None, _files=None, _read={}, _decoded={}, _all=None)
+        state.update(_lock=None, _files=None, _read={}, _decoded={}, _all=None, _blobs={}, _columns={})
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -167,7 +170,10 @@ class ArchivedTimeline:
         """The archive's current files (empty when there is no archive)."""
         with self._lock:
             if self._files is None:
-                self._files = self._list_layout_2() if self._layout == 2 else self._list_layout_1()
+                try:
+                    self._files = self._storage.submit(self._discover()).result()
+                except HudiFileNotFoundError as exc:
+                    raise HudiFileNotFoundError(f"{exc} (a file of the archived timeline at {self.location})") from exc
             return self._files
 
     def is_present(self) -> bool:
@@ -176,15 +182,18 @@ class ArchivedTimeline:
     def _rel(self, name: str) -> str:
         return f"{self._require_folder()}/{name}"
 
-    def _list_layout_2(self) -> dict[str, Any]:
+    async def _discover(self) -> dict[str, Any]:
+        return await (self._list_layout_2() if self._layout == 2 else self._list_layout_1())
+
+    async def _list_layout_2(self) -> dict[str, Any]:
         folder = self._require_folder()
-        version = self._current_version()
+        version = await self._current_version()
         if version is None:
             return {}
         manifest = f"manifest_{version}"
         where = self._storage.uri(self._rel(manifest))
         try:
-            text = self._storage.read_bytes(self._rel(manifest))
+            text = await self._storage.read_bytes_async(self._rel(manifest))
         except HudiFileNotFoundError as exc:
             raise HudiFileNotFoundError(
                 f"The archived timeline's {self._storage.uri(f'{folder}/{_VERSION_FILE}')} names manifest "
@@ -199,12 +208,12 @@ class ArchivedTimeline:
             out[name] = (m.group(1), m.group(2))
         return out
 
-    def _current_version(self) -> int | None:
+    async def _current_version(self) -> int | None:
         """The version ``_version_`` names; as Hudi does, the greatest manifest listed
         when that file is missing or unreadable."""
         rel = self._rel(_VERSION_FILE)
         try:
-            text = self._storage.read_bytes(rel).decode("utf-8").strip()
+            text = (await self._storage.read_bytes_async(rel)).decode("utf-8").strip()
             if text.isdigit():
                 return int(text)
             log.warning("Ignoring %s: %r is not a version number", self._storage.uri(rel), text[:40])
@@ -213,32 +222,34 @@ class ArchivedTimeline:
         except UnicodeDecodeError:
             log.warning("Ignoring %s: not UTF-8 text", self._storage.uri(rel))
         try:
-            listed = self._storage.list_dir(self._require_folder())
+            listed = await self._storage.list_dir_async(self._require_folder())
         except HudiFileNotFoundError:
             return None
         versions = [int(m.group(1)) for info in listed if (m := _MANIFEST.match(info.name)) is not None]
         return max(versions, default=None)
 
-    def _list_layout_1(self) -> dict[str, Any]:
+    async def _list_layout_1(self) -> dict[str, Any]:
         folder = self._require_folder()
         try:
-            listed = self._storage.list_dir(folder)
+            listed = await self._storage.list_dir_async(folder)
         except HudiFileNotFoundError:
             return {}
         files = {i.name: i.size for i in listed if not i.is_dir and _LAYOUT_1_FILE.match(i.name)}
         if any(i.name == _MERGE_PLAN for i in listed):
-            self._apply_merge_plan(files)
+            await self._apply_merge_plan(files)
         return files
 
-    def _apply_merge_plan(self, files: dict[str, Any]) -> None:
+    async def _apply_merge_plan(self, files: dict[str, Any]) -> None:
         """A merge of small archive files left unfinished: while every file it merges is
         still there, the merged file is incomplete; once any is gone, the rest are leftovers."""
         rel = self._rel(_MERGE_PLAN)
         where = self._storage.uri(rel)
         try:
-            records = list(fastavro.reader(io.BytesIO(self._storage.read_bytes(rel))))
+            raw = await self._storage.read_bytes_async(rel)
         except HudiFileNotFoundError:
             return  # the merge finished meanwhile
+        try:
+            records = list(fastavro.reader(io.BytesIO(raw)))
         except Exception as exc:  # fastavro raises many unrelated types
             raise HudiCorruptFileError(f"Cannot decode the archive merge plan {where}: {exc}") from exc
         if len(records) != 1 or not isinstance(records[0], dict):
@@ -272,6 +283,8 @@ class ArchivedTimeline:
                 parsed = _parse_layout_2(blob, where) if self._layout == 2 else _parse_layout_1(blob, where)
                 with self._lock:
                     self._read[key] = parsed
+                    if self._layout == 2:
+                        self._blobs[where] = blob
         out: dict[str, ArchivedEntry] = {}
         with self._lock:
             for key in sorted(keys):  # by name: deduplicate the way file order would
@@ -332,11 +345,33 @@ class ArchivedTimeline:
             self._decoded[key] = value
         return value, where
 
+    def _metadata_column(self, source: str) -> list[bytes | None]:
+        """The metadata column of a layout-2 file, read the first time an instant of it is asked for."""
+        with self._lock:
+            found = self._columns.get(source)
+            blob = self._blobs.get(source)
+        if found is not None:
+            return found
+        if blob is None:
+            raise HudiTimelineError(f"The archived timeline file {source} is no longer held")
+        try:
+            pf = pq.ParquetFile(pa.BufferReader(blob))
+            if "metadata" not in pf.schema_arrow.names:
+                column: list[bytes | None] = [None] * pf.metadata.num_rows
+            else:
+                column = pf.read(columns=["metadata"]).column("metadata").to_pylist()
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise HudiCorruptFileError(f"Cannot read archived timeline file {source}: {exc}") from exc
+        with self._lock:
+            self._columns[source] = column
+        return column
+
     def _decode(self, entry: ArchivedEntry, where: str) -> dict[str, Any]:
+        if self._layout == 2:
+            raw = self._metadata_column(entry.source)[entry.row]
+            return decode_instant_metadata(raw, where) if raw is not None else {}
         if entry.raw is None:
             return {}
-        if self._layout == 2:
-            return decode_instant_metadata(entry.raw, where)
         record = _decode_entry(entry.raw, entry.schema or "", where)
         value = record.get(_METADATA_FIELD.get(entry.action, ""))
         if value is None:
@@ -361,10 +396,14 @@ def _manifest_files(raw: bytes, where: str) -> list[str]:
     return [f["fileName"] for f in files]  # type: ignore[union-attr]
 
 
+_INDEX_COLUMNS = ["instantTime", "completionTime", "action"]
+
+
 def _parse_layout_2(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
+    """The instants of one LSM file: times and actions; their metadata is read when asked."""
     try:
         pf = pq.ParquetFile(pa.BufferReader(blob))
-        present = [c for c in _LSM_COLUMNS if c in pf.schema_arrow.names]
+        present = [c for c in _INDEX_COLUMNS if c in pf.schema_arrow.names]
         table = pf.read(columns=present)
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise HudiCorruptFileError(f"Cannot read archived timeline file {where}: {exc}") from exc
@@ -372,15 +411,13 @@ def _parse_layout_2(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
     if missing:
         raise HudiCorruptFileError(f"Archived timeline file {where} lacks the column(s) {sorted(missing)}")
     cols = {name: table.column(name).to_pylist() for name in present}
-    n = table.num_rows
-    completions = cols.get("completionTime", [None] * n)
-    metas = cols.get("metadata", [None] * n)
+    completions = cols.get("completionTime", [None] * table.num_rows)
     out: dict[str, ArchivedEntry] = {}
-    for ts, action, completion, raw in zip(cols["instantTime"], cols["action"], completions, metas):
+    for row, (ts, action, completion) in enumerate(zip(cols["instantTime"], cols["action"], completions)):
         if not isinstance(ts, str) or not ts.isdigit() or not isinstance(action, str):
             raise HudiCorruptFileError(f"Archived timeline file {where} holds an instant without a time or action")
         # A record without a completion time took effect at its instant time, as Hudi reads it.
-        out.setdefault(ts, ArchivedEntry(ts, action, completion or ts, where, raw))
+        out.setdefault(ts, ArchivedEntry(ts, action, completion or ts, where, None, row=row))
     return out
 
 

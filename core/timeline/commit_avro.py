@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import json
 import struct
+import zlib
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -285,6 +286,46 @@ def _plan_of(schema_json: str) -> tuple[Reader, Any]:
     return stats, rest
 
 
+_MAGIC = b"Obj\x01"
+
+
+def _container(raw: bytes) -> tuple[str, bytes]:
+    """The writer schema and the one block's decoded bytes of an Avro container holding
+    one record (codec null or deflate), read without fastavro's header parsing, which
+    parses the schema anew for every container: a table's history is thousands of them."""
+    if not raw.startswith(_MAGIC):
+        raise Unsupported("not an Avro container")
+    pos = len(_MAGIC)
+    meta: dict[str, bytes] = {}
+    while True:
+        count, pos = _long(raw, pos)
+        if count == 0:
+            break
+        if count < 0:
+            count = -count
+            _, pos = _long(raw, pos)  # the block's size in bytes
+        for _ in range(count):
+            key, pos = _string(raw, pos)
+            meta[key], pos = _bytes(raw, pos)
+    sync = raw[pos : pos + 16]
+    pos += 16
+    records, pos = _long(raw, pos)
+    size, pos = _long(raw, pos)
+    end = pos + size
+    if records != 1 or len(sync) != 16 or raw[end : end + 16] != sync or end + 16 != len(raw):
+        raise Unsupported("not one record in one block")
+    body = raw[pos:end]
+    codec = meta.get("avro.codec", b"null")
+    if codec == b"deflate":
+        body = zlib.decompress(body, -15)
+    elif codec != b"null":
+        raise Unsupported(f"codec {codec!r}")
+    schema = meta.get("avro.schema")
+    if schema is None:
+        raise Unsupported("no writer schema")
+    return schema.decode("utf-8"), body
+
+
 def decode_commit_record(raw: bytes) -> dict[str, Any]:
     """The one record of an Avro container of commit metadata, as fastavro decodes it.
 
@@ -292,18 +333,11 @@ def decode_commit_record(raw: bytes) -> dict[str, Any]:
     cannot decode the bytes; the caller then decodes with fastavro.
     """
     try:
-        blocks = fastavro.block_reader(io.BytesIO(raw))
-        schema_json = blocks.metadata.get("avro.schema")
-        if not isinstance(schema_json, str):
-            raise Unsupported("no writer schema")
+        schema_json, body = _container(raw)
         plan = _plan(schema_json)
         if isinstance(plan, str):
             raise Unsupported(plan)
         stats, rest = plan
-        block = next(blocks, None)
-        if block is None or block.num_records != 1 or next(blocks, None) is not None:
-            raise Unsupported("not one record in one block")
-        body = block.bytes_.getvalue()  # type: ignore[attr-defined]  # fastavro's Block keeps its decompressed bytes there
         value, pos = stats(body, 0)
         others = fastavro.schemaless_reader(io.BytesIO(body[pos:]), rest)
         if not isinstance(others, dict):

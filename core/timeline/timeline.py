@@ -373,10 +373,6 @@ class HudiTimeline:
             return {t: t for t in wanted}
         return self.archive.completion_times(wanted)
 
-    def archived_replacecommits(self) -> list[HudiInstant]:
-        """Completed replace commits of the archived history, oldest first."""
-        return [i for i in self.archive.instants({REPLACE_COMMIT}) if self.is_archived(i.timestamp)]
-
     def archived_data_instants(self) -> list[HudiInstant]:
         """Completed data instants of the archived history, oldest first (reads the
         whole archive's index: only for questions about every write)."""

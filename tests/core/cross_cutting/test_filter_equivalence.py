@@ -151,8 +151,9 @@ def test_record_index_prunes_only_keys_no_insert_can_have_copied(table_path) -> 
         assert to_table(table.read(HudiReadOptions(filters=[("txn_id", "=", key)]))).num_rows == 1
 
 
-def test_archived_writes_switch_the_record_index_off(table_path, tmp_path: Path) -> None:
-    """Archived instants hide which writes inserted: no key lookup can be proven complete."""
+def test_an_unreadable_archive_switches_the_record_index_off(table_path, tmp_path: Path) -> None:
+    """An archive that cannot be read hides which writes inserted: no key lookup can be
+    proven complete, and the read still returns the exact rows."""
     dest = tmp_path / "t"
     shutil.copytree(table_path("sample_table/cow/v9_txns_simple_meta"), dest)
     table = HudiTableBuilder.from_base_uri(str(dest)).build()
@@ -247,7 +248,7 @@ def test_archived_history_of_layout_1_tables(table_path, tmp_path: Path, folder_
     assert _has_archived_history(dest)
 
 
-def test_history_in_the_timeline_folder_switches_the_record_index_off(table_path, tmp_path: Path) -> None:
+def test_unreadable_history_in_the_timeline_folder_switches_the_record_index_off(table_path, tmp_path: Path) -> None:
     dest = tmp_path / "t"
     shutil.copytree(table_path("sample_table/cow/v9_txns_simple_meta"), dest)
     props = dest / ".hoodie/hoodie.properties"

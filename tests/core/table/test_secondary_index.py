@@ -16,6 +16,7 @@ import pytest
 
 from hudi_ray import HudiReadOptions, HudiTable, HudiTableBuilder
 from hudi_testkit import CowTableSpec, CowTableWriter, MetadataTableOptions
+from hudi_testkit.archive import archive_instants
 from tests.support import assert_same_as_hudi_rs, row_set, table_pair, to_table
 
 # The six real tables with secondary indexes (INDEX.md); their index columns come from each
@@ -297,11 +298,28 @@ def test_a_lagging_metadata_table_is_not_used(tmp_path: Path) -> None:
     assert any("lags" in n for n in plan.notes), str(plan)
 
 
-def test_archived_history_keeps_files(tmp_path: Path) -> None:
+def test_archived_history_still_prunes_and_an_unreadable_one_keeps_files(tmp_path: Path) -> None:
+    """The guards read the archived commits' write stats: an archived write inserting keys
+    still keeps the files it may have copied values into, and values its files cannot
+    hold are still looked up, exactly as before archival."""
     path = tmp_path / "t"
-    write_indexed_table(path)
-    (path / ".hoodie/timeline/history/manifest_1").write_text("{}")
-    _kept_all(_check(path, [("merchant", "=", "a$b")]), "archived")
+    writer = write_indexed_table(path)
+    writer.upsert(_rows(100, 8, ["fresh"]))  # inserts: may have copied keys
+    writer.upsert(_rows(0, 4, MERCHANTS))  # updates in place
+    archive_instants(path, 2)
+    table = _open(path)
+    assert len(table.get_timeline().archived_data_instants()) == 2
+    _kept_all(_check(path, [("merchant", "=", "fresh")]), "second copy")
+    for filters in ([("merchant", "=", "a$b")], [("merchant", "IN", "plain,a$b,zzz")], [("merchant", "=", "zzz")]):
+        plan = _check(path, filters)
+        holding = None
+        for column, op, raw in filters:
+            found = _holding(table, column, raw.split(",") if op == "IN" else [raw])
+            holding = found if holding is None else holding & found
+        assert _stage(plan).file_slices == len(holding or ()), (filters, str(plan))
+    for manifest in (path / ".hoodie/timeline/history").glob("manifest_*"):
+        manifest.write_text("{}")
+    _kept_all(_check(path, [("merchant", "=", "a$b")]), "archived history cannot be read")
 
 
 def test_a_damaged_index_file_keeps_files(tmp_path: Path) -> None:
