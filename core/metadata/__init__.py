@@ -3,9 +3,17 @@
 from hudi_ray.core.metadata.hashing import column_stats_key, file_group_index, partition_stats_key
 from hudi_ray.core.metadata.records import RecordLocation
 from hudi_ray.core.metadata.secondary_index import SECONDARY_INDEX_PREFIX, SecondaryIndexDefinition
-from hudi_ray.core.metadata.table import COLUMN_STATS, FILES, PARTITION_STATS, RECORD_INDEX, MetadataTable
+from hudi_ray.core.metadata.table import (
+    BOOTSTRAP_PREFIX,
+    COLUMN_STATS,
+    FILES,
+    PARTITION_STATS,
+    RECORD_INDEX,
+    MetadataTable,
+)
 
 __all__ = [
+    "BOOTSTRAP_PREFIX",
     "COLUMN_STATS",
     "FILES",
     "PARTITION_STATS",

@@ -49,7 +49,7 @@ FILES = "files"
 COLUMN_STATS = "column_stats"
 PARTITION_STATS = "partition_stats"
 RECORD_INDEX = "record_index"
-_BOOTSTRAP_PREFIX = "00000000000000"
+BOOTSTRAP_PREFIX = "00000000000000"
 # On an object store an HFile up to this size is fetched whole, with its slice's
 # log files, in one round trip; a larger one is read by ranges (index, then blocks).
 _WHOLE_HFILE_BYTES = 16 << 20
@@ -122,7 +122,7 @@ class MetadataTable:
         data_pending = {i.timestamp for i in self.data_timeline.pending}
         valid = set(data_completed)
         for i in self.timeline.instants:
-            if i.timestamp.startswith(_BOOTSTRAP_PREFIX) or i.timestamp not in data_pending:
+            if i.timestamp.startswith(BOOTSTRAP_PREFIX) or i.timestamp not in data_pending:
                 valid.add(i.timestamp)
         every = {i.timestamp for i in self.timeline.instants + self.timeline.pending} | data_completed | data_pending
         return Visibility(frozenset(valid), None, frozenset(every), None)

@@ -179,24 +179,24 @@ def with_history(timeline: HudiTimeline, start: str) -> tuple[list[HudiInstant],
 
 
 def archive_gone(timeline: HudiTimeline, start: str, listed_times: Callable[[], Iterable[str]]) -> str | None:
-    """Why a range after ``start`` cannot be answered when the table has no archived
-    history to read but storage holds files older than the active timeline (written by
-    instants archived, then lost with their archive); None otherwise. ``listed_times``
-    gives the instant times of the files listed, asked only for a start older than the
-    active timeline."""
+    """Why a read from ``start`` (older than the active timeline) cannot be answered when
+    the table has no archived history to read but instants were archived: storage holds
+    files older than the active timeline, or the active timeline rewrote file groups it
+    did not create (their rows keep the commit times of archived instants). None
+    otherwise. ``listed_times`` gives the instant times of the files listed."""
     first = timeline.start
     if first is None or position(start) >= position(first):
         return None
     if timeline.archive.is_present():
         return None
     older = min((t for t in listed_times() if t < first), default=None)
-    if older is None:
+    evidence = f"storage holds files of instant {older}" if older is not None else timeline.rewrote_history()
+    if evidence is None:
         return None
     since = "the beginning" if position(start) == START_OF_TIME else start
     return (
-        f"instants completed after {since} were archived: storage holds files of instant {older}, older than the "
-        f"active timeline (which starts at instant {first}), and the table's archived history at "
-        f"{timeline.archive.location} is gone"
+        f"instants completed after {since} were archived: {evidence}, older than the active timeline (which "
+        f"starts at instant {first}), and the table's archived history at {timeline.archive.location} is gone"
     )
 
 

@@ -37,7 +37,7 @@ from hudi_ray.core.config import TableConfig
 from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.expr.stats import ColumnStats, may_match
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.metadata import COLUMN_STATS, RECORD_INDEX, MetadataTable, RecordLocation
+from hudi_ray.core.metadata import BOOTSTRAP_PREFIX, COLUMN_STATS, RECORD_INDEX, MetadataTable, RecordLocation
 from hudi_ray.core.metadata.hashing import column_stats_key
 from hudi_ray.core.metadata.records import to_column_stats
 from hudi_ray.core.storage import Storage
@@ -91,15 +91,37 @@ def _maintained_record_index(first: HudiInstant, mdt: MetadataTable) -> bool:
     return False
 
 
-def every_write(timeline: HudiTimeline, what: str) -> list[HudiInstant] | None:
+def every_write(timeline: HudiTimeline, what: str, mdt: MetadataTable | None = None) -> list[HudiInstant] | None:
     """Every completed data instant of the table, the archived ones first; None (with
-    a warning) when the archived history cannot be read, so its writes are unknown."""
+    a warning) when the archived history cannot be read, or is gone while the active
+    timeline or the metadata table shows that instants were archived: their writes are
+    then unknown."""
     try:
-        archived = timeline.archived_data_instants() if timeline.archive.is_present() else []
+        if timeline.archive.is_present():
+            return timeline.archived_data_instants() + timeline.data_instants
+        lost = timeline.rewrote_history() or _older_metadata_commit(timeline, mdt)
     except archive_errors() as exc:
         log.warning("%s not used: the archived history at %s cannot be read: %s", what, timeline.archive.location, exc)
         return None
-    return archived + timeline.data_instants
+    if lost is not None:
+        where = timeline.archive.location
+        log.warning("%s not used: instants were archived (%s), and the archive at %s is gone", what, lost, where)
+        return None
+    return timeline.data_instants
+
+
+def _older_metadata_commit(timeline: HudiTimeline, mdt: MetadataTable | None) -> str | None:
+    """A metadata-table commit of a data instant older than the active data timeline (the
+    metadata table's own initialization aside), which the data table then archived."""
+    start = timeline.start
+    if mdt is None or start is None:
+        return None
+    for instant in mdt.timeline.instants:
+        if instant.timestamp < start and not instant.timestamp.startswith(BOOTSTRAP_PREFIX):
+            return f"the metadata table holds commit {instant.timestamp}"
+    if mdt.timeline.archive.is_present():
+        return f"the metadata table archived commits before {start}"
+    return None
 
 
 def suspect_files(
@@ -107,7 +129,7 @@ def suspect_files(
 ) -> dict[str, set[str]] | None:
     """partition -> names of files that may hold a copy of a key the record index does
     not point at; None when not every write of the table is known."""
-    instants = every_write(timeline, "The record index")
+    instants = every_write(timeline, "The record index", mdt)
     if instants is None:
         return None
     try:
@@ -151,7 +173,7 @@ def value_suspect_files(
         return {}  # nothing taints a file group, so no write follows one
     tainted: set[tuple[str, str]] = set()
     out: dict[str, set[str]] = {}
-    instants = every_write(timeline, "The secondary indexes")
+    instants = every_write(timeline, "The secondary indexes", mdt)
     if instants is None:
         return None
     for instant in instants:

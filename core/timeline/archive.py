@@ -32,6 +32,7 @@ import re
 import threading
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import fastavro
@@ -44,12 +45,15 @@ from hudi_ray.core.exceptions import (
     HudiCoreError,
     HudiCorruptFileError,
     HudiFileNotFoundError,
+    HudiSchemaError,
     HudiTimelineError,
     HudiUnsafePathError,
 )
 from hudi_ray.core.log_file import BlockType, read_log_blocks
+from hudi_ray.core.log_file.content import decode_avro_block
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import check_file_name, metadata_path_problem
+from hudi_ray.core.timeline.commit_avro import Reader, value_reader
 from hudi_ray.core.timeline.instant import CLEAN, COMMIT, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, HudiInstant
 from hudi_ray.core.timeline.metadata import decode_instant_metadata
 
@@ -73,17 +77,17 @@ _METADATA_FIELD = {
 
 @dataclass(frozen=True, slots=True)
 class ArchivedEntry:
-    """One completed instant of the archive. ``raw`` is its metadata undecoded: the
-    completed instant file's bytes (layout 2), or the Avro record of its entry with
-    ``schema`` the block's writer schema (layout 1)."""
+    """One completed instant of the archive. Its metadata is read when asked: from the
+    ``row`` of its file's metadata column (layout 2, the completed instant file's bytes),
+    or from its ``raw`` record (layout 1)."""
 
     timestamp: str
     action: str
     completion: str
     source: str  # the archive file it came from, for errors
-    raw: bytes | None
+    row: int = -1
+    raw: bytes | None = None  # layout 1: the entry's Avro record, in the writer ``schema``
     schema: str | None = None
-    row: int = -1  # layout 2: the row of its file, whose metadata column is read when asked
 
 
 def archive_folder(config: TableConfig) -> str | None:
@@ -214,7 +218,7 @@ class ArchivedTimeline:
         rel = self._rel(_VERSION_FILE)
         try:
             text = (await self._storage.read_bytes_async(rel)).decode("utf-8").strip()
-            if text.isdigit():
+            if text.isascii() and text.isdigit():
                 return int(text)
             log.warning("Ignoring %s: %r is not a version number", self._storage.uri(rel), text[:40])
         except HudiFileNotFoundError:
@@ -367,18 +371,20 @@ class ArchivedTimeline:
         return column
 
     def _decode(self, entry: ArchivedEntry, where: str) -> dict[str, Any]:
-        if self._layout == 2:
-            raw = self._metadata_column(entry.source)[entry.row]
-            return decode_instant_metadata(raw, where) if raw is not None else {}
-        if entry.raw is None:
-            return {}
-        record = _decode_entry(entry.raw, entry.schema or "", where)
-        value = record.get(_METADATA_FIELD.get(entry.action, ""))
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            raise HudiCorruptFileError(f"The metadata of {where} is a {type(value).__name__}, not a record")
-        return value
+        if entry.raw is not None:
+            first = _commit_reader(entry.schema or "") if entry.action in (COMMIT, DELTA_COMMIT) else None
+            if first is not None:
+                try:
+                    value, _ = first(entry.raw, 0)
+                except Exception:  # damage: fastavro decodes the record and reports it
+                    value = _decode_entry(entry.raw, entry.schema or "", where).get("hoodieCommitMetadata")
+            else:
+                value = _decode_entry(entry.raw, entry.schema or "", where).get(_METADATA_FIELD.get(entry.action, ""))
+            if value is not None and not isinstance(value, dict):
+                raise HudiCorruptFileError(f"The metadata of {where} is a {type(value).__name__}, not a record")
+            return value or {}
+        raw = self._metadata_column(entry.source)[entry.row]
+        return decode_instant_metadata(raw, where) if raw is not None else {}
 
 
 # -- layout 2 ------------------------------------------------------------------------------
@@ -386,7 +392,7 @@ class ArchivedTimeline:
 
 def _manifest_files(raw: bytes, where: str) -> list[str]:
     try:
-        doc = json.loads(raw.decode("utf-8")) if raw.strip() else {"files": []}
+        doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise HudiCorruptFileError(f"Cannot read the archived timeline manifest {where}: {exc}") from exc
     files = doc.get("files") if isinstance(doc, dict) else None
@@ -394,6 +400,10 @@ def _manifest_files(raw: bytes, where: str) -> list[str]:
     if not named:
         raise HudiCorruptFileError(f"The archived timeline manifest {where} holds no list of files with names")
     return [f["fileName"] for f in files]  # type: ignore[union-attr]
+
+
+def _is_time(value: object) -> bool:
+    return isinstance(value, str) and value.isascii() and value.isdigit()
 
 
 _INDEX_COLUMNS = ["instantTime", "completionTime", "action"]
@@ -405,65 +415,67 @@ def _parse_layout_2(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
         pf = pq.ParquetFile(pa.BufferReader(blob))
         present = [c for c in _INDEX_COLUMNS if c in pf.schema_arrow.names]
         table = pf.read(columns=present)
+        missing = {"instantTime", "action"} - set(present)
+        if missing:
+            raise HudiCorruptFileError(f"Archived timeline file {where} lacks the column(s) {sorted(missing)}")
+        cols = {name: table.column(name).to_pylist() for name in present}
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise HudiCorruptFileError(f"Cannot read archived timeline file {where}: {exc}") from exc
-    missing = {"instantTime", "action"} - set(present)
-    if missing:
-        raise HudiCorruptFileError(f"Archived timeline file {where} lacks the column(s) {sorted(missing)}")
-    cols = {name: table.column(name).to_pylist() for name in present}
     completions = cols.get("completionTime", [None] * table.num_rows)
     out: dict[str, ArchivedEntry] = {}
     for row, (ts, action, completion) in enumerate(zip(cols["instantTime"], cols["action"], completions)):
-        if not isinstance(ts, str) or not ts.isdigit() or not isinstance(action, str):
+        if not _is_time(ts) or not isinstance(action, str):
             raise HudiCorruptFileError(f"Archived timeline file {where} holds an instant without a time or action")
+        if completion is not None and not (_is_time(completion) and completion >= ts):
+            raise HudiCorruptFileError(
+                f"Archived timeline file {where} gives instant {ts} the completion time {completion!r}"
+            )
         # A record without a completion time took effect at its instant time, as Hudi reads it.
-        out.setdefault(ts, ArchivedEntry(ts, action, completion or ts, where, None, row=row))
+        out.setdefault(ts, ArchivedEntry(ts, action, completion or ts, where, row=row))
     return out
 
 
 # -- layout 1 ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Layout1Schema:
-    parsed: Any
-    index: Any  # a reader schema of the three fields that say which instant an entry is
-
-
-_SCHEMAS: dict[str, _Layout1Schema] = {}
+_SCHEMAS: dict[str, Any] = {}
 _SCHEMAS_LOCK = threading.Lock()
 
 
-def _layout_1_schema(text: str, where: str) -> _Layout1Schema:
+def _layout_1_schema(text: str, where: str) -> Any:
+    """A block's writer schema, parsed once per distinct text (fastavro re-parses a
+    schema on every read unless it parsed it itself, with its hint)."""
     with _SCHEMAS_LOCK:
         found = _SCHEMAS.get(text)
     if found is not None:
         return found
     try:
-        schema = json.loads(text)
-        parsed = fastavro.parse_schema(schema, _write_hint=False)
-        names = {f.get("name") for f in schema.get("fields", ())}
-        index_fields = [
-            {"name": n, "type": ["null", "string"], "default": None}
-            for n in ("commitTime", "actionType", "actionState")
-            if n in names
-        ]
-        index = fastavro.parse_schema(
-            {"type": "record", "name": schema["name"], "namespace": schema.get("namespace"), "fields": index_fields},
-            _write_hint=False,
-        )
+        found = fastavro.parse_schema(json.loads(text))
     except Exception as exc:  # json and fastavro raise many unrelated types
         raise HudiCorruptFileError(f"The SCHEMA header of {where} is not a usable Avro schema: {exc}") from exc
-    found = _Layout1Schema(parsed, index)
     with _SCHEMAS_LOCK:
         _SCHEMAS[text] = found
     return found
 
 
-def _decode_entry(raw: bytes, schema_text: str, where: str) -> dict[str, Any]:
-    schema = _layout_1_schema(schema_text, where)
+@lru_cache(maxsize=32)
+def _commit_reader(schema_text: str) -> Reader | None:
+    """The fast reader of an entry's first field, ``hoodieCommitMetadata`` (a commit's
+    metadata: most of what index guards and incremental reads decode), where it applies."""
     try:
-        value = fastavro.schemaless_reader(io.BytesIO(raw), schema.parsed, None)
+        fields = json.loads(schema_text).get("fields") or []
+    except (ValueError, AttributeError):
+        return None
+    if not fields or fields[0].get("name") != "hoodieCommitMetadata":
+        return None
+    return value_reader(fields[0].get("type"))
+
+
+def _decode_entry(raw: bytes, schema_text: str, where: str) -> dict[str, Any]:
+    try:
+        value = fastavro.schemaless_reader(io.BytesIO(raw), _layout_1_schema(schema_text, where), None)
+    except HudiCorruptFileError:
+        raise
     except Exception as exc:  # fastavro raises many unrelated types
         raise HudiCorruptFileError(f"Cannot decode {where}: {exc}") from exc
     if not isinstance(value, dict):
@@ -493,30 +505,43 @@ def _records(content: bytes | memoryview, where: str) -> Iterable[bytes]:
         pos += size
 
 
+_ENTRY_INDEX = ("commitTime", "actionType", "actionState")
+
+
 def _parse_layout_1(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
-    """Completed entries of one archive file. A corrupt block loses instants (and with
-    them write stats a read may need): it fails the read, naming the file."""
+    """Completed entries of one archive file: which instant each record is, by the
+    compiled Avro decoder stepping over the rest (the metadata of every state file of
+    every instant, most of an archive's bytes); a record's metadata is decoded when
+    asked. A corrupt block loses instants (and with them write stats a read may need):
+    it fails the read, naming the file."""
     out: dict[str, ArchivedEntry] = {}
     for block in read_log_blocks(blob, where):
         if block.block_type is BlockType.CORRUPT:
             raise HudiCorruptFileError(f"Corrupt block at byte {block.offset} of archive file {where}")
-        if block.block_type is not BlockType.AVRO_DATA:
-            continue
         block_where = block.where()
+        if block.block_type is not BlockType.AVRO_DATA:
+            # The archiver writes Avro data blocks only (Hudi's reader takes every block as one).
+            raise HudiCorruptFileError(f"{block_where} is not an Avro data block of archived instants")
         if block.schema is None:
             raise HudiCorruptFileError(f"{block_where} has no SCHEMA header")
-        schema = _layout_1_schema(block.schema, block_where)
-        for raw in _records(block.content, block_where):
-            try:
-                head = fastavro.schemaless_reader(io.BytesIO(raw), schema.parsed, schema.index)
-            except Exception as exc:  # fastavro raises many unrelated types
-                raise HudiCorruptFileError(f"Cannot decode a record of {block_where}: {exc}") from exc
-            ts, action, state = head.get("commitTime"), head.get("actionType"), head.get("actionState")
-            if not isinstance(ts, str) or not ts.isdigit() or not isinstance(action, str):
+        records = list(_records(block.content, block_where))
+        try:
+            index = decode_avro_block(block, _ENTRY_INDEX)
+        except HudiSchemaError as exc:
+            raise HudiCorruptFileError(f"Cannot decode {block_where}: {exc}") from exc
+        if index.num_rows != len(records) or not {"commitTime", "actionType"} <= set(index.column_names):
+            raise HudiCorruptFileError(f"{block_where} holds no instant times and actions of its records")
+        n = index.num_rows
+        states = index.column("actionState").to_pylist() if "actionState" in index.column_names else [None] * n
+        times, actions = index.column("commitTime").to_pylist(), index.column("actionType").to_pylist()
+        for raw, ts, action, state in zip(records, times, actions, states):
+            if not _is_time(ts) or not isinstance(action, str):
                 raise HudiCorruptFileError(f"A record of {block_where} has no instant time or action")
-            if state not in (None, "COMPLETED"):
+            if state in ("REQUESTED", "INFLIGHT"):
                 continue  # the requested and inflight files of the instant
-            out.setdefault(ts, ArchivedEntry(ts, action, ts, where, raw, block.schema))
+            if state not in (None, "COMPLETED"):
+                raise HudiCorruptFileError(f"A record of {block_where} gives instant {ts} the state {state!r}")
+            out.setdefault(ts, ArchivedEntry(ts, action, ts, where, raw=raw, schema=block.schema))
     return out
 
 

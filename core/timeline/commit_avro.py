@@ -255,6 +255,15 @@ def _record(schema: dict[str, Any]) -> Reader:
     return record
 
 
+def value_reader(schema: Any) -> Reader | None:
+    """A decoding function for values of ``schema`` (a parsed JSON schema node), giving
+    what fastavro gives; None where the fast path does not reproduce fastavro exactly."""
+    try:
+        return _reader(schema)
+    except Unsupported:
+        return None
+
+
 @lru_cache(maxsize=32)
 def _plan(schema_json: str) -> tuple[Reader, Any] | str:
     """For a writer schema: the write stats' reader and the parsed schema of the other

@@ -373,6 +373,25 @@ class HudiTimeline:
             return {t: t for t in wanted}
         return self.archive.completion_times(wanted)
 
+    def rewrote_history(self) -> str | None:
+        """Whether the active timeline shows that instants before it were archived: an
+        active write that rewrote a file group no active write created (an update of a
+        file written before the active timeline, or a replace of such a group). Says
+        which; None when no active write shows it."""
+        created: set[tuple[str, str]] = set()
+        for instant in self._data:
+            for partition, ids in self.replaced_file_ids(instant).items():
+                for file_id in ids:
+                    if (partition, file_id) not in created:
+                        return f"instant {instant.timestamp} replaced file group {file_id}, written before"
+            for stat in self.write_stats(instant):
+                group = (stat["partitionPath"], stat["fileId"])
+                previous = stat.get("prevCommit")
+                if group not in created and previous not in (None, "", "null"):
+                    return f"instant {instant.timestamp} rewrote file group {group[1]}, last written at {previous}"
+                created.add(group)
+        return None
+
     def archived_data_instants(self) -> list[HudiInstant]:
         """Completed data instants of the archived history, oldest first (reads the
         whole archive's index: only for questions about every write)."""

@@ -12,6 +12,12 @@ The scenario that matters most: compaction leaves some MERGE_ON_READ file groups
 ("slow" ones) alone for longer than the archive window, so their latest slices
 hold log files written by delta commits that are no longer on the active
 timeline.
+
+With ``metadata`` (table version 9) the table has a metadata table (files, column
+stats, partition stats, record index and a secondary index on ``label``) that every
+write and every service keeps up to date, as Hudi does (see
+:mod:`hudi_testkit.services`), and whose own timeline is archived after the data
+table's, keeping every delta commit of an instant the data table still has active.
 """
 
 from __future__ import annotations
@@ -26,10 +32,11 @@ import pyarrow as pa
 from hudi_ray.core.base_file import parse_base_file_name
 from hudi_ray.core.timeline import COMMIT, DELTA_COMMIT, HudiInstant
 from hudi_testkit import services
-from hudi_testkit.archive import archive_as_hudi
-from hudi_testkit.common import format_instant_time, parse_instant_time
+from hudi_testkit.archive import archive_as_hudi, archive_instants, instants_hudi_would_archive
+from hudi_testkit.common import format_instant_time, list_instants, parse_instant_time
 from hudi_testkit.cow import CommitResult, CowTableSpec, CowTableWriter
 from hudi_testkit.errors import WriteSpecError
+from hudi_testkit.metadata_table import METADATA_DIR, MetadataTableOptions
 from hudi_testkit.mor import MorTableWriter
 
 COPY_ON_WRITE = "COPY_ON_WRITE"
@@ -47,6 +54,8 @@ DATA_SCHEMA = pa.schema(
 )
 DATA_COLUMNS = DATA_SCHEMA.names
 _LABELS = ("alpha", "beta", "gamma", "delta", None)
+SECONDARY_INDEX = "label"  # with ``metadata``: the secondary index on the label column, by that name
+_COMMIT_ACTIONS = frozenset({COMMIT, DELTA_COMMIT, "replacecommit"})
 _EPOCH = datetime(2024, 3, 1, tzinfo=timezone.utc)
 
 # A row of the model: data values (in DATA_SCHEMA order), commit time and sequence number.
@@ -69,12 +78,15 @@ class LongLivedSpec:
     clean_retained: int = 10  # KEEP_LATEST_COMMITS: file slices the last N commits need stay
     rollback_every: int = 37  # a failed write, then its rollback, every N commits
     archive: bool = True  # archive at Hudi's defaults (keep 20..30) after each step
+    metadata: bool = False  # table version 9: a metadata table every write and service keeps up to date
 
     def __post_init__(self) -> None:
         if self.table_type not in (COPY_ON_WRITE, MERGE_ON_READ):
             raise WriteSpecError(f"table_type must be {COPY_ON_WRITE} or {MERGE_ON_READ}, got {self.table_type!r}")
         if self.table_version not in (6, 9):
             raise WriteSpecError(f"table_version must be 6 or 9, got {self.table_version}")
+        if self.metadata and self.table_version < 9:
+            raise WriteSpecError("metadata needs table version 9")
         if self.commits < 1 or self.partitions < 1 or self.rows_per_commit < 4:
             raise WriteSpecError("commits and partitions must be positive, rows_per_commit at least 4")
         if self.keys < 4 * self.partitions:
@@ -121,6 +133,8 @@ class LongLivedTable:
     completion_times: dict[str, str]  # v8+: every completed instant -> its completion time
     archived: list[str]  # instants archived off the active timeline, as the archiver reported them
     latest_slices: dict[tuple[str, str], LatestSlice]
+    locations: dict[str, tuple[str, str]]  # live key -> (partition path, file id) of the group holding it
+    metadata_archived: list[str] = field(default_factory=list)  # instants archived off the MDT's timeline
 
 
 # -- writers with the model's key index ------------------------------------------------------------------
@@ -215,6 +229,7 @@ class _Generator:
         self.rolled_back: dict[str, list[str]] = {}
         self.completion_times: dict[str, str] = {}
         self.archived: list[str] = []
+        self.metadata_archived: list[str] = []
         self.created = 0  # file groups made so far: every third is slow
         self.keys_by_partition: list[list[str]] = [[] for _ in range(spec.partitions)]
         for n in range(spec.keys):
@@ -274,10 +289,25 @@ class _Generator:
 
     # -- writes -----------------------------------------------------------------------------------------
 
+    def metadata_options(self) -> MetadataTableOptions | bool:
+        """The metadata table: every index the reader prunes with, HFiles written fast, the
+        bootstrap completed on the generator's clock (before the first commit)."""
+        if not self.spec.metadata:
+            return False
+        return MetadataTableOptions(
+            column_stats_columns=("_hoodie_record_key", "key", "seq", "label"),
+            record_index_file_groups=4,
+            secondary_indexes=((SECONDARY_INDEX, "label"),),
+            secondary_index_file_groups=2,
+            hfile_compression_level=1,
+            created_at=format_instant_time(self.clock),
+        )
+
     def create(self) -> None:
         spec = self.spec
         initial = sorted(self.rng.sample(range(spec.keys), spec.keys // 2))
         table = self.make_rows([f"k{n:06d}" for n in initial], 0)
+        mdt = self.metadata_options()
         instant = self.tick()
         if spec.is_mor:
             mor = _IndexedMorWriter.create(
@@ -289,12 +319,15 @@ class _Generator:
                 table_version=spec.table_version,
                 commit_time=instant,
                 rows_per_file=self.rows_per_file,
+                metadata_table=mdt,
             )
             self.writer = mor
             result = mor.commits[-1]
         else:
             cow_spec = CowTableSpec("long_lived", RECORD_KEY, PARTITION_FIELD, table_version=spec.table_version)
-            cow = _IndexedCowWriter.create(self.path, cow_spec, DATA_SCHEMA, rows_per_file=self.rows_per_file)
+            cow = _IndexedCowWriter.create(
+                self.path, cow_spec, DATA_SCHEMA, rows_per_file=self.rows_per_file, metadata_table=mdt
+            )
             self.writer = cow
             result = cow.upsert(table, commit_time=instant)
         self.absorb(result, table, [])
@@ -492,7 +525,11 @@ class _Generator:
         self.completed(instant, services.CLEAN, done.completion_time, data=False)
 
     def archive(self) -> None:
-        self.archived += archive_as_hudi(self.path)
+        archived = archive_as_hudi(self.path)
+        self.archived += archived
+        # The MDT's bound moves only when the data table archives; its archiver runs then.
+        if self.spec.metadata and archived:
+            self.metadata_archived += archive_metadata_table(self.path)
 
     # -- the run ----------------------------------------------------------------------------------------
 
@@ -541,7 +578,30 @@ class _Generator:
             completion_times=dict(self.completion_times),
             archived=list(self.archived),
             latest_slices=latest,
+            locations={k: (p, fid) for (p, k), fid in self.index.items() if k in self.rows},
+            metadata_archived=list(self.metadata_archived),
         )
+
+
+def archive_metadata_table(base: Path, *, keep_min: int = 20, keep_max: int = 30) -> list[str]:
+    """Archive the metadata table's timeline as Hudi's archiver does (``archive_as_hudi``'s choice,
+    at the MDT's default 20..30), bounded as Hudi bounds a metadata table: nothing at or after the
+    data table's earliest active commit (commit, delta commit or replace commit) or its earliest
+    pending instant, so every data instant still active keeps its MDT delta commit (a reader
+    takes the MDT as caught up with the data table only then). Returns the archived instant times."""
+    mdt = base / METADATA_DIR
+    data = list_instants(base / ".hoodie" / "timeline")
+    first_commit = next((i.timestamp for i in data if i.is_completed and i.action in _COMMIT_ACTIONS), None)
+    done = {i.timestamp for i in data if i.is_completed}
+    first_pending = next((i.timestamp for i in data if i.timestamp not in done), None)
+    bound = min((t for t in (first_commit, first_pending) if t is not None), default=None)
+    choice = instants_hudi_would_archive(mdt, keep_min=keep_min, keep_max=keep_max)
+    actions = {i.timestamp: i.action for i in list_instants(mdt / ".hoodie" / "timeline") if i.is_completed}
+    commits = [t for t in choice if actions.get(t) in _COMMIT_ACTIONS and (bound is None or t < bound)]
+    if not commits:
+        return []
+    # Hudi's choice is every completed instant up to its last commit: the oldest ones, a prefix.
+    return archive_instants(mdt, len([t for t in choice if t <= commits[-1]]))
 
 
 def write_long_lived_table(path: str | Path, spec: LongLivedSpec) -> LongLivedTable:

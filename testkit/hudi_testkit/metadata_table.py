@@ -8,11 +8,11 @@ blocks plus periodic compactions. So a file group's latest slice is one base
 file and readers never merge MDT records. Partitions:
 
 * ``files``: ``__all_partitions__`` and, per data partition, file name -> size
-  of every committed file on storage (older base file versions included: the
-  writers never clean);
+  of every committed file on storage (older base file versions included, until a
+  clean of :mod:`hudi_testkit.services` deletes them);
 * ``column_stats``: per file and indexed column min/max/null/value counts and
   sizes, keyed by ``colId + partId + fileId`` (table version 9 records carry
-  the ``valueType``);
+  the ``valueType``); a cleaned file's stats go with it, as in Hudi;
 * ``partition_stats`` (partitioned tables): per partition and column, the
   aggregate over the files of the latest file slices, ``isTightBound``;
 * ``record_index``: record key -> partition, file id (UUID bits + index) and
@@ -32,10 +32,16 @@ commits ``00000000000000000`` (files), ``…001`` (column_stats), ``…002``
 (record_index), ``…003`` (partition_stats) and ``…004`` onwards (one per secondary
 index) with their empty init log files, and lists the partitions in the data
 table's ``hoodie.properties``.
+
+Table services (:mod:`hudi_testkit.services`) update the MDT as Hudi does: a
+compaction, clustering or clean is a delta commit of its own instant time, and the
+rollback of a failed write whose delta commit completed rolls that delta commit
+back (``checkpoint``, ``failed`` and ``roll_back``).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -55,7 +61,8 @@ import pyarrow.parquet as pq
 from hudi_ray.core.file_group import parse_base_file_name, parse_log_file_name
 from hudi_ray.core.hfile import HFileReader
 from hudi_ray.core.log_file import BlockType
-from hudi_ray.core.metadata import column_stats_key, file_group_index, partition_stats_key
+from hudi_ray.core.metadata import column_stats_key as _column_stats_key
+from hudi_ray.core.metadata import file_group_index, partition_stats_key
 from hudi_ray.core.schema import META_FIELDS
 from hudi_ray.core.timeline import DATA_ACTIONS, HudiInstant, timeline_to_epoch_millis
 from hudi_testkit.common import (
@@ -67,7 +74,13 @@ from hudi_testkit.common import (
     write_properties,
 )
 from hudi_testkit.errors import InvalidRowsError, SchemaError, TableExistsError, UnsupportedTableError, WriteSpecError
-from hudi_testkit.hfile_writer import DEFAULT_BLOCK_SIZE, DEFAULT_INDEX_FANOUT, DEFAULT_MAX_ROOT_ENTRIES, HFileWriter
+from hudi_testkit.hfile_writer import (
+    DEFAULT_BLOCK_SIZE,
+    DEFAULT_INDEX_FANOUT,
+    DEFAULT_MAX_ROOT_ENTRIES,
+    HFileWriter,
+    key_value,
+)
 from hudi_testkit.log_writer import block_header, delete_block_content, frame_block
 from hudi_testkit.metadata import (
     NULL_COMMIT,
@@ -76,6 +89,10 @@ from hudi_testkit.metadata import (
     partition_metadata,
     table_checksum,
 )
+
+# Column stats keys are hashes, taken again for every file of a partition whenever its partition
+# stats are: remembered once taken.
+column_stats_key = functools.lru_cache(maxsize=1 << 18)(_column_stats_key)
 
 FILES = "files"
 COLUMN_STATS = "column_stats"
@@ -466,8 +483,17 @@ class MetadataTableOptions:
     hfile_block_size: int = DEFAULT_BLOCK_SIZE
     hfile_max_root_entries: int = DEFAULT_MAX_ROOT_ENTRIES
     hfile_index_fanout: int = DEFAULT_INDEX_FANOUT
+    # GZ level of the HFile blocks: any level reads the same; lower ones write faster.
+    hfile_compression_level: int = 6
+    # The bootstrap delta commits complete just after this instant time (yyyyMMddHHmmssSSS) instead
+    # of now: for data tables written on a clock of their own, whose first commit comes after it.
+    created_at: str | None = None
 
     def __post_init__(self) -> None:
+        if not 0 <= self.hfile_compression_level <= 9:
+            raise WriteSpecError("hfile_compression_level must be between 0 and 9")
+        if self.created_at is not None:
+            parse_instant_time(self.created_at)
         counts = (
             self.column_stats_file_groups,
             self.partition_stats_file_groups,
@@ -492,6 +518,25 @@ class _Records:
 
     groups: list[dict[str, bytes]]
     by_value: bool = False  # secondary index version 2: routed by the value part and separator
+    # key -> (value, HFile cell of key and value): cells are encoded once, not on every rewrite.
+    cells: dict[str, tuple[bytes, bytes]] = field(default_factory=dict)
+
+    def group_cells(self, g: int) -> list[tuple[bytes, bytes, int]]:
+        """(row, cell, value size) of every record of file group ``g``, in row order; cells come
+        from the cache while a key's value is the one cached."""
+        values, cells = self.groups[g], self.cells
+        out = []
+        for key in sorted(values):  # code point order: the UTF-8 byte order of HFile rows
+            value = values[key]
+            cached = cells.get(key)
+            if cached is None or cached[0] is not value:
+                cached = (value, key_value(key.encode("utf-8"), value))
+                cells[key] = cached
+            out.append((key.encode("utf-8"), cached[1], len(value)))
+        return out
+
+    def copy(self) -> _Records:
+        return _Records([dict(g) for g in self.groups], self.by_value, dict(self.cells))
 
     def _group(self, key: str) -> int:
         route = _si_split(key)[0] + "$" if self.by_value else key
@@ -505,6 +550,7 @@ class _Records:
     def pop(self, key: str) -> int:
         g = self._group(key)
         self.groups[g].pop(key, None)
+        self.cells.pop(key, None)
         return g
 
     def items(self) -> Iterable[tuple[str, bytes]]:
@@ -512,10 +558,43 @@ class _Records:
             yield from group.items()
 
 
+class _CellWriter(HFileWriter):
+    """An HFile writer fed cells encoded before (``_Records.cell``), in row order: the
+    MDT rewrites whole file groups on every commit, and most of their cells are unchanged."""
+
+    def append_cells(self, cells: list[tuple[bytes, bytes, int]]) -> None:
+        """Add (row, cell, value size) triples, rows strictly increasing, as ``append`` would."""
+        limit = self.block_size
+        for row, cell, value_size in cells:
+            if self._pending_size >= limit:
+                self._finish_block()
+            if not self._pending:
+                self._pending_first = row
+            self._pending.append(cell)
+            self._pending_size += len(cell)
+            self._row_bytes += len(row)
+            self._value_bytes += value_size
+        if cells:
+            self._last_row = cells[-1][0]
+            self._entries += len(cells)
+
+
 @dataclass
 class _FileGroupState:
     base_name: str | None = None
     base_instant: str | None = None
+
+
+@dataclass(frozen=True)
+class _Checkpoint:
+    """What the writer knows of the MDT at one moment (see ``MetadataTableWriter.checkpoint``)."""
+
+    values: dict[str, _Records]
+    files: dict[str, dict[str, int]]
+    ranges: dict[str, ColumnRange]
+    rli: dict[str, tuple[str, str]]
+    groups: dict[tuple[str, int], _FileGroupState]
+    si: dict[str, dict[str, str]]
 
 
 @dataclass
@@ -542,6 +621,7 @@ class MetadataTableWriter:
     _si_observed: dict[str, dict[str, list[tuple[str, str]]]] = field(default_factory=dict, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _latest_mdt_time: str = field(default=_BOOTSTRAP_PREFIX + "000", init=False)
+    _failed: dict[str, _Checkpoint] = field(default_factory=dict, init=False)  # failed instant -> state before it
 
     def __post_init__(self) -> None:
         self._schema = metadata_record_schema(self.table_version)
@@ -938,12 +1018,20 @@ class MetadataTableWriter:
         stats: Sequence[WriteStat],
         written_keys: Sequence[tuple[str, str, pa.Array]] = (),
         deleted_keys: Sequence[tuple[str, pa.Array]] = (),
+        *,
+        removed_files: Sequence[str] = (),
     ) -> str:
         """Record one data commit as the MDT delta commit of the same instant; returns its completion time.
 
         ``written_keys`` are (partition, file id, keys) of every row the commit
         wrote, ``deleted_keys`` (partition, keys) of its deletes. Call it after
         the data files are written and before the data commit completes.
+
+        Table services call it too, as Hudi updates the MDT for them: a compaction or
+        clustering with the base files it wrote (a clustering's ``written_keys`` move
+        the keys' record index entries to the new file group), a clean with the files
+        it deleted (``removed_files``, relative to the base path: they leave the files
+        listing and the column stats, and partition stats are taken again).
         """
         changed: dict[str, set[int]] = {p: set() for p in self.file_groups}  # file groups to rewrite
         instant_ms = timeline_to_epoch_millis(instant)
@@ -997,8 +1085,17 @@ class MetadataTableWriter:
                     old = state.pop(key, None)
                     if old is not None:
                         changed[partition].add(values.pop(secondary_index_key(old, key)))
-        # Files: every written file with its final size.
+        # Files: every written file with its final size; cleaned files leave the listing and the stats.
         touched: set[str] = set()
+        for rel in removed_files:
+            partition, _, name = rel.rpartition("/")
+            self._files.get(partition, {}).pop(name, None)
+            touched.add(partition)
+            if COLUMN_STATS in self.file_groups:
+                for column in self.columns:
+                    key = column_stats_key(column, partition, name)
+                    if self._ranges.pop(key, None) is not None:
+                        changed[COLUMN_STATS].add(self._values[COLUMN_STATS].pop(key))
         for s in stats:
             if s.path:
                 name = s.path.rsplit("/", 1)[-1]
@@ -1025,7 +1122,7 @@ class MetadataTableWriter:
         if PARTITION_STATS in self.file_groups:
             values = self._values[PARTITION_STATS]
             for partition in touched:
-                live = _latest_slice_files(self._files[partition])
+                live = _latest_slice_files(self._files.get(partition, {}))
                 for column in self.columns:
                     ranges = [self._ranges.get(column_stats_key(column, partition, n)) for n in live]
                     agg = merge_ranges(column, [r for r in ranges if r is not None])
@@ -1038,6 +1135,71 @@ class MetadataTableWriter:
             write_stats += self._write_groups(partition, groups, instant, task_offset=len(write_stats))
         return self._complete(instant, instant if explicit_time else None, write_stats, "UPSERT_PREPPED")
 
+    # -- failed writes and their rollback -----------------------------------------------------------------
+
+    def checkpoint(self) -> _Checkpoint:
+        """The writer's state now: take it before a write that may fail (see ``failed``)."""
+        with self._lock:
+            return _Checkpoint(
+                {p: r.copy() for p, r in self._values.items()},
+                {p: dict(f) for p, f in self._files.items()},
+                dict(self._ranges),
+                dict(self._rli),
+                {k: _FileGroupState(v.base_name, v.base_instant) for k, v in self._groups.items()},
+                {p: dict(v) for p, v in self._si.items()},
+            )
+
+    def failed(self, instant: str, before: _Checkpoint) -> None:
+        """The data commit ``instant`` failed after its MDT delta commit completed (Hudi commits
+        the MDT first); ``before`` is the checkpoint taken before the write, which the rollback
+        returns to."""
+        self._failed[instant] = before
+
+    def has_delta_commit(self, instant: str) -> bool:
+        return any(i.timestamp == instant and i.action == "deltacommit" for i in list_instants(self._timeline))
+
+    def roll_back(self, instant: str) -> tuple[str, dict[str, list[tuple[str, str, str | None]]]]:
+        """Undo the delta commit of the failed data commit ``instant``, as Hudi's rollback of a
+        data commit rolls back the MDT delta commit of the same instant: the base files it
+        wrote and its instant files are deleted and the writer returns to its state before it.
+        Returns the delta commit's action and the deleted files by MDT partition, each as
+        (file id, path relative to the MDT, the group's base instant before), for the
+        rollback's plan and metadata, which the caller writes on the MDT timeline."""
+        before = self._failed.pop(instant, None)
+        if before is None:
+            raise UnsupportedTableError(f"No state before the failed MDT delta commit {instant} was kept")
+        deleted: dict[str, list[tuple[str, str, str | None]]] = {}
+        for (partition, g), state in self._groups.items():
+            if state.base_instant == instant and state.base_name:
+                prev = before.groups.get((partition, g))
+                rel = f"{partition}/{state.base_name}"
+                deleted.setdefault(partition, []).append(
+                    (self.file_group_id(partition, g), rel, prev.base_instant if prev else None)
+                )
+                (self.mdt / rel).unlink()
+        pending = [i for i in list_instants(self._timeline) if i.timestamp == instant]
+        action = pending[0].action if pending else "deltacommit"
+        for i in sorted(pending, key=lambda i: i.is_completed):  # pending state files first, as Hudi does
+            (self._timeline / i.file_name).unlink()
+        with self._lock:
+            self._values, self._files, self._ranges = before.values, before.files, before.ranges
+            self._rli, self._groups, self._si = before.rli, before.groups, before.si
+            self._observed, self._si_observed = {}, {}
+        return action, deleted
+
+    def complete_service(self, instant: str, action: str, body: bytes) -> str:
+        """Write a completed MDT instant of ``action`` (a rollback, a clean) whose requested and
+        inflight files the caller wrote; it completes 1 ms after ``instant``. Returns the completion time."""
+        completion = next_instant_time(max(instant, self._latest_mdt_time), parse_instant_time(instant))
+        write_atomic(self._timeline / f"{instant}_{completion}.{action}", body)
+        self._latest_mdt_time = max(self._latest_mdt_time, completion)
+        return completion
+
+    @property
+    def timeline_path(self) -> Path:
+        """The MDT's timeline folder."""
+        return self._timeline
+
     # -- files and timeline ------------------------------------------------------------------------------
 
     def _write_groups(
@@ -1046,19 +1208,18 @@ class MetadataTableWriter:
         """New base HFiles of the given file groups of an MDT partition, at ``instant``."""
         out = []
         for task, g in enumerate(sorted(groups), start=task_offset):
-            values = self._values[partition].groups[g]
-            keys = sorted(values)
-            writer = HFileWriter(
+            cells = self._values[partition].group_cells(g)
+            writer = _CellWriter(
                 block_size=self.options.hfile_block_size,
+                compression_level=self.options.hfile_compression_level,
                 max_root_entries=self.options.hfile_max_root_entries,
                 index_fanout=self.options.hfile_index_fanout,
             )
-            for key in keys:
-                writer.append(key.encode("utf-8"), values[key])
+            writer.append_cells(cells)
             info = {b"schema": self._schema_json.encode()}
-            if keys:
-                info[b"minRecordKey"] = keys[0].encode("utf-8")
-                info[b"maxRecordKey"] = keys[-1].encode("utf-8")
+            if cells:
+                info[b"minRecordKey"] = cells[0][0]
+                info[b"maxRecordKey"] = cells[-1][0]
             fg = self.file_group_id(partition, g)
             name = f"{fg}_{task}-0-{task}_{instant}.hfile"
             path = self.mdt / partition / name
@@ -1071,8 +1232,8 @@ class MetadataTableWriter:
                     path=f"{partition}/{name}",
                     prev_commit=state.base_instant or NULL_COMMIT,
                     prev_base_file=state.base_name,
-                    num_writes=len(keys),
-                    num_inserts=len(keys),
+                    num_writes=len(cells),
+                    num_inserts=len(cells),
                     file_size=path.stat().st_size,
                 )
             )
@@ -1086,8 +1247,11 @@ class MetadataTableWriter:
 
     def _complete(self, instant: str, explicit: str | None, stats: Sequence[WriteStat], operation: str) -> str:
         """Complete an MDT delta commit; the completion time follows the data writers' rule."""
+        created = self.options.created_at
         if explicit is not None:
             completion = next_instant_time(explicit, parse_instant_time(explicit))
+        elif created is not None and instant.startswith(_BOOTSTRAP_PREFIX):
+            completion = next_instant_time(max(created, self._latest_mdt_time), parse_instant_time(created))
         else:
             after = max(instant, self._latest_mdt_time)
             completion = next_instant_time(None if after.startswith(_BOOTSTRAP_PREFIX) else after)

@@ -19,7 +19,9 @@ rollback   ``T.rollback.requested/.inflight/...``   ``T_C.rollback``
 ========== ======================================== =============================================
 
 The services act on a live writer and keep its view of the table (latest base
-file per file group) in step, so later writes land on the right slices: a
+file per file group) and its metadata table, if it has one, in step, as Hudi
+updates the metadata table for each (a delta commit of the service's instant
+time; a rollback rolls back the failed write's delta commit), so later writes land on the right slices: a
 writer reopened from the timeline would miss groups whose last write was
 archived. The rows a compaction or clustering writes come from the caller (a
 model of the table), never from reading the slices back: readers are tested
@@ -485,7 +487,9 @@ def _write_base_file(writer: CowTableWriter, rows: GroupRows, instant: str, task
     ]
     file_schema = writer._file_schema(data.schema)
     out = pa.Table.from_arrays(meta + list(data.columns), schema=file_schema)
-    return rel, out, _write_parquet(writer, rel, out)
+    size = _write_parquet(writer, rel, out)
+    writer._observe_file(rel, out, writer.base / rel)
+    return rel, out, size
 
 
 def _write_parquet(writer: CowTableWriter, rel: str, out: pa.Table) -> int:
@@ -511,6 +515,19 @@ def _slice_info(s: SliceFiles) -> dict[str, Any]:
         "bootstrapFilePath": None,
         "version": 1,
     }
+
+
+def _mdt_commit(
+    writer: CowTableWriter,
+    instant: str,
+    stats: Sequence[WriteStat],
+    written: Sequence[tuple[str, str, pa.Array]] = (),
+    deleted: Sequence[tuple[str, pa.Array]] = (),
+    removed: Sequence[str] = (),
+) -> None:
+    """The metadata table's delta commit of a service instant, before the instant completes."""
+    if writer._mdt is not None:
+        writer._mdt.commit(instant, True, stats, written, deleted, removed_files=removed)
 
 
 def _forget_groups(writer: CowTableWriter, keys: Sequence[tuple[str, str]]) -> None:
@@ -573,6 +590,7 @@ def compact(
                 total_log_size_compacted=log_size,
             )
         )
+    _mdt_commit(writer, instant, stats)  # the record index keeps the keys' file groups
     _complete(writer, instant, completion, COMMIT, commit_body(writer, stats, "COMPACT", compacted=True))
     for st in stats:
         name = (st.path or "").rsplit("/", 1)[-1]
@@ -638,6 +656,8 @@ def cluster(
     )
     replaced = {output.partition_path: [s.file_id for s in inputs]}
     body = commit_body(writer, [stat], "CLUSTER", replaced=replaced)
+    # The record index follows the rows to their new file group.
+    _mdt_commit(writer, instant, [stat], [(output.partition_path, output.file_id, flat(out[_RECORD_KEY]))])
     _complete(writer, instant, completion, REPLACE_COMMIT, body)
     _forget_groups(writer, [(s.partition_path, s.file_id) for s in inputs])
     name = rel.rsplit("/", 1)[-1]
@@ -707,6 +727,7 @@ def clean(
         "version": 2,
         "bootstrapPartitionMetadata": {},
     }
+    _mdt_commit(writer, instant, [], removed=files)
     _complete(writer, instant, completion, CLEAN, avro_container(CLEAN_METADATA_SCHEMA, meta))
     return ServiceResult(instant, completion, CLEAN, deleted_files=tuple(files))
 
@@ -717,12 +738,17 @@ def clean(
 def failed_write(writer: CowTableWriter, write: Callable[[], CommitResult]) -> CommitResult:
     """Run ``write`` as a write that dies before completing: its files and its requested
     and inflight instant files stay, the completed instant file does not, and the
-    writer forgets what it wrote (its clock does not go back: times are never reused)."""
+    writer forgets what it wrote (its clock does not go back: times are never reused).
+    A metadata table keeps the write's completed delta commit (Hudi commits the MDT
+    first) until the rollback rolls it back."""
     saved_groups = dict(writer._file_groups)
     mor = writer if isinstance(writer, MorTableWriter) else None
     saved_logs = dict(mor._logs) if mor is not None else {}
     saved_commits = len(mor.commits) if mor is not None else 0
+    before = writer._mdt.checkpoint() if writer._mdt is not None else None
     result = write()
+    if writer._mdt is not None and before is not None:
+        writer._mdt.failed(result.instant_time, before)  # its MDT delta commit completed: Hudi commits it first
     for i in list_instants(writer._timeline):
         if i.timestamp == result.instant_time and i.is_completed:
             os.unlink(writer._timeline / i.file_name)
@@ -784,8 +810,53 @@ def rollback(writer: CowTableWriter, instant: str, completion: str | None, faile
         "version": 1,
         "instantsRollback": [target],
     }
+    if writer._mdt is not None and writer._mdt.has_delta_commit(failed.instant_time):
+        _roll_back_mdt(writer, instant, failed.instant_time, started)
     _complete(writer, instant, completion, ROLLBACK, avro_container(ROLLBACK_METADATA_SCHEMA, meta))
     return ServiceResult(instant, completion, ROLLBACK, deleted_files=tuple(s.path or "" for s in files))
+
+
+def _roll_back_mdt(writer: CowTableWriter, instant: str, failed: str, started: float) -> None:
+    """Hudi's rollback of a data commit whose MDT delta commit completed: the MDT rolls back
+    that delta commit at the rollback's own instant time, deleting the files it wrote."""
+    mdt = writer._mdt
+    assert mdt is not None
+    timeline = mdt.timeline_path
+    action, deleted = mdt.roll_back(failed)
+    target = {"commitTime": failed, "action": action}
+    requests = [
+        {
+            "partitionPath": partition,
+            "fileId": file_id,
+            "latestBaseInstant": prev or failed,
+            "filesToBeDeleted": [str(mdt.mdt / rel)],
+            "logBlocksToBeDeleted": None,
+        }
+        for partition, files in sorted(deleted.items())
+        for file_id, rel, prev in files
+    ]
+    plan = {"instantToRollback": target, "RollbackRequests": requests, "version": 1}
+    write_atomic(timeline / f"{instant}.{ROLLBACK}.requested", avro_container(ROLLBACK_PLAN_SCHEMA, plan))
+    write_atomic(timeline / f"{instant}.{ROLLBACK}.inflight", b"")
+    meta = {
+        "startRollbackTime": instant,
+        "timeTakenInMillis": int((time.monotonic() - started) * 1000),
+        "totalFilesDeleted": sum(len(files) for files in deleted.values()),
+        "commitsRollback": [failed],
+        "partitionMetadata": {
+            partition: {
+                "partitionPath": partition,
+                "successDeleteFiles": [str(mdt.mdt / rel) for _, rel, _ in files],
+                "failedDeleteFiles": [],
+                "rollbackLogFiles": None,
+                "writtenLogFiles": None,
+            }
+            for partition, files in sorted(deleted.items())
+        },
+        "version": 1,
+        "instantsRollback": [target],
+    }
+    mdt.complete_service(instant, ROLLBACK, avro_container(ROLLBACK_METADATA_SCHEMA, meta))
 
 
 # -- deletes on copy-on-write tables -------------------------------------------------------------------
@@ -803,13 +874,16 @@ def delete_cow(writer: CowTableWriter, keys: pa.Table, *, commit_time: str) -> C
     writer._latest_time = instant
     write_atomic(writer._timeline / f"{instant}.inflight", b"")
     stats: list[WriteStat] = []
+    removed: list[tuple[str, pa.Array]] = []
     if located is not None:
         found = pc.indices_nonzero(pc.is_valid(located))
         for task, (file_id, positions) in enumerate(groups(located.take(found))):
             rows = found.take(positions)
             partition = parts[rows[0].as_py()].as_py()
             stats.append(_rewrite_without(writer, partition, file_id, key_values.take(rows), instant, task))
+            removed.append((partition, key_values.take(rows)))
     body = commit_body(writer, stats, "DELETE")
+    _mdt_commit(writer, instant, stats, deleted=removed)
     # The writers' completion rule for an explicit commit time: one millisecond later.
     completion = complete_instant(writer._timeline, instant, COMMIT, body, writer.spec.table_version, True)
     writer._latest_time = completion or instant
@@ -833,6 +907,7 @@ def _rewrite_without(
     kept = kept.set_column(idx, kept.schema.field(idx), pa.repeat(pa.scalar(name), kept.num_rows))
     rel = f"{partition}/{name}" if partition else name
     size = _write_parquet(writer, rel, kept)
+    writer._observe_file(rel, kept, writer.base / rel)
     return ServiceWriteStat(
         file_id=file_id,
         partition_path=partition,

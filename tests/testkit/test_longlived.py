@@ -272,3 +272,5 @@ def test_spec_is_checked() -> None:
         LongLivedSpec("MERGE_ON_WRITE", 9)
     with pytest.raises(ValueError):
         LongLivedSpec(COPY_ON_WRITE, 8)
+    with pytest.raises(ValueError):
+        LongLivedSpec(COPY_ON_WRITE, 6, metadata=True)  # no metadata table before table version 9 here

@@ -9,6 +9,11 @@ mutant must either parse or raise a ``HudiCoreError``; a raw exception, a
 ``MemoryError`` or a case running past its time limit fails the test, listing
 the parser, the corpus file and the mutation so that the case can be replayed.
 
+Archived timeline files (layout 1's archive log files and merge plan, layout 2's
+``_version_``, manifests and LSM Parquet files) are mutated in place in small test-kit
+tables whose reads need them, and the tables read whole: a snapshot and an incremental
+read from the beginning must raise a ``HudiCoreError`` or return the undamaged rows.
+
 The whole module runs in well under a minute (``FUZZ_CASES`` mutants per
 parser); set ``HUDI_FUZZ_CASES`` and ``HUDI_FUZZ_SEED`` to search further locally.
 """
@@ -19,6 +24,7 @@ import json
 import logging
 import os
 import random
+import shutil
 import signal
 import struct
 import zlib
@@ -26,8 +32,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import fastavro
+import pyarrow.parquet as pq
 import pytest
 
+from hudi_ray import HudiQueryType, HudiReadOptions, HudiTableBuilder
 from hudi_ray.core.base_file import ParquetReader, footer_bounds
 from hudi_ray.core.config import load_table_config
 from hudi_ray.core.exceptions import HudiCoreError
@@ -46,7 +55,11 @@ from hudi_ray.core.storage import Storage
 from hudi_ray.core.timeline.instant import HudiInstant
 from hudi_ray.core.timeline.timeline import decode_instant_metadata, validate_commit_metadata
 from hudi_ray.core.timeline.timestamps import parse_timestamp, timeline_to_datetime
+from hudi_testkit import archive_instants, archive_layout
+from hudi_testkit.common import list_instants
 from hudi_testkit.log_writer import frame_block
+from hudi_testkit.longlived import MERGE_ON_READ, LongLivedSpec, write_long_lived_table
+from tests.support import row_set
 
 SEED = int(os.environ.get("HUDI_FUZZ_SEED", "20261123"))
 FUZZ_CASES = int(os.environ.get("HUDI_FUZZ_CASES", "300"))
@@ -422,6 +435,224 @@ def test_fuzz_timestamps(corpus: Corpus) -> None:
             timeline_to_datetime(text)
 
     run_all("timestamp", parse, mutants("timestamp", corpus.timestamp, FUZZ_CASES * 2, text=True))
+
+
+# -- the archived timeline --------------------------------------------------------------------------
+
+# Mutants per kind of archive file: each costs two reads of a small table.
+ARCHIVE_FUZZ_CASES = max(1, FUZZ_CASES // 12)
+ARCHIVE_READS = {
+    "snapshot": HudiReadOptions(),
+    "incremental": HudiReadOptions().with_query_type(HudiQueryType.Incremental).with_start_timestamp("0"),
+}
+
+
+class RowsDiffer(Exception):
+    """A damaged archive read without an error, to rows other than the undamaged table's."""
+
+
+@dataclass(frozen=True)
+class ArchiveTarget:
+    """What a mutant of ``seed`` damages: ``file``, which becomes ``place(mutant)``."""
+
+    source: str
+    seed: bytes
+    file: Path
+    place: Callable[[bytes], bytes]
+
+
+@dataclass(frozen=True)
+class ArchivedTable:
+    path: Path
+    expected: dict[str, list[str]]  # read -> row set of the undamaged table
+    targets: dict[str, list[ArchiveTarget]]  # kind of archive input -> its targets
+
+
+def _archive_reads(path: Path) -> dict[str, list[str]]:
+    """Every read on a table built for it (no archive content cached from another)."""
+    out = {}
+    for read, options in ARCHIVE_READS.items():
+        batches = HudiTableBuilder.from_base_uri(str(path)).build().read(options)
+        out[read] = row_set(batches) if batches else []
+    return out
+
+
+def _archived_table(path: Path, version: int) -> None:
+    """A small MERGE_ON_READ table, never cleaned, archived in three archivals up to its
+    last compaction: a v9 snapshot needs archived completion times (log files of archived
+    delta commits with the base file of an archived compaction between them and the
+    active timeline), an incremental read from the beginning every archived commit.
+    Layout 2 merges its LSM files two at a time: a level-1 file and older manifests."""
+    spec = LongLivedSpec(
+        MERGE_ON_READ,
+        version,
+        commits=12,
+        partitions=1,
+        keys=24,
+        rows_per_commit=4,
+        compaction_every=2,
+        clustering_every=1000,
+        rollback_every=7,
+        clean_retained=1000,
+        archive=False,
+    )
+    table = write_long_lived_table(path, spec)
+    last = max(t for t, kind in table.services.items() if kind == "compaction")
+    timeline = archive_layout(path).timeline
+    n = len({i.timestamp for i in list_instants(timeline) if i.is_completed and i.timestamp <= last})
+    for count in (n // 3, n // 3, n - 2 * (n // 3)):
+        archive_instants(path, count, compaction_batch=2)
+
+
+MERGE_PLAN_SCHEMA = {
+    "type": "record",
+    "name": "HoodieMergeArchiveFilePlan",
+    "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "candidate", "type": ["null", {"type": "array", "items": "string"}], "default": None},
+        {"name": "mergedArchiveFileName", "type": ["null", "string"], "default": None},
+    ],
+}
+
+
+def _start_merge(folder: Path, candidates: list[Path]) -> None:
+    """A merge of ``candidates`` into the next archive file stopped before deleting any:
+    the merged file is complete, and ignored while its plan lists only present files."""
+    merged = folder / f".commits_.archive.{len(list(folder.glob('.commits_.archive.*'))) + 1}_1-0-1"
+    merged.write_bytes(b"".join(c.read_bytes() for c in candidates))
+    record = {"version": 1, "candidate": [str(c) for c in candidates], "mergedArchiveFileName": str(merged)}
+    with (folder / "mergeArchivePlan").open("wb") as f:
+        fastavro.writer(f, fastavro.parse_schema(MERGE_PLAN_SCHEMA), [record])
+
+
+def _whole(base: Path, files: list[Path]) -> list[ArchiveTarget]:
+    return [ArchiveTarget(str(f.relative_to(base)), f.read_bytes(), f, lambda data: data) for f in files]
+
+
+def _block_contents(base: Path, file: Path) -> list[ArchiveTarget]:
+    """Each block's content, mutated inside sound framing so that every mutant reaches the
+    archive's record decoding (mutants of whole files mostly break the framing or the
+    block's schema, which is most of its bytes)."""
+    raw = file.read_bytes()
+    blocks = read_log_blocks(raw, str(file))
+
+    def place(index: int) -> Callable[[bytes], bytes]:
+        def reframed(content: bytes) -> bytes:
+            chunks = []
+            for i, b in enumerate(blocks):
+                chunks += frame_block(b.block_type, b.header, [content if i == index else bytes(b.content)])
+            return b"".join(bytes(c) for c in chunks)
+
+        return reframed
+
+    source = str(file.relative_to(base))
+    return [ArchiveTarget(f"{source}#block{i}", bytes(b.content), file, place(i)) for i, b in enumerate(blocks)]
+
+
+def _current_lsm(folder: Path) -> tuple[Path, list[Path]]:
+    """The current manifest and the files it lists (older ones stay on disk, unread)."""
+    manifest = folder / f"manifest_{int((folder / '_version_').read_text())}"
+    return manifest, [folder / f["fileName"] for f in json.loads(manifest.read_text())["files"]]
+
+
+@pytest.fixture(scope="module")
+def archived_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ArchivedTable]:
+    out = {}
+    for version in (6, 9):
+        path = tmp_path_factory.mktemp(f"archived{version}") / "table"
+        _archived_table(path, version)
+        folder = archive_layout(path).archive
+        if version == 6:
+            logs = sorted(folder.glob(".commits_.archive.*"))
+            _start_merge(folder, logs[:2])
+            targets = {
+                "archive log file": _whole(path, logs),
+                "archive log block": _block_contents(path, logs[0]) + _block_contents(path, logs[-1]),
+                "merge plan": _whole(path, [folder / "mergeArchivePlan"]),
+            }
+            out["v6"] = ArchivedTable(path, _archive_reads(path), targets)
+            continue
+        manifest, listed = _current_lsm(folder)
+        assert any(f.name.endswith("_1.parquet") for f in listed), listed  # a merged, level-1 file
+        targets = {
+            "_version_": _whole(path, [folder / "_version_"]),
+            "manifest": _whole(path, [manifest]),
+            "LSM file": _whole(path, listed),
+        }
+        out["v9"] = ArchivedTable(path, _archive_reads(path), targets)
+        # The same LSM files uncompressed (Hudi writes gzip): mutants then change values
+        # (instant and completion times, actions, metadata) instead of breaking a page.
+        plain = path.parent / "plain"
+        shutil.copytree(path, plain)
+        listed = _current_lsm(archive_layout(plain).archive)[1]
+        for f in listed:
+            pq.write_table(pq.read_table(f), f, compression="none", store_schema=False)
+        out["v9-plain"] = ArchivedTable(plain, _archive_reads(plain), {"LSM file": _whole(plain, listed)})
+        assert out["v9-plain"].expected == out["v9"].expected
+    return out
+
+
+def _read_damaged(table: ArchivedTable, target: ArchiveTarget) -> Callable[[bytes], None]:
+    original = target.file.read_bytes()
+
+    def parse(data: bytes) -> None:
+        target.file.write_bytes(target.place(data))
+        try:
+            for read, rows in table.expected.items():
+                batches = HudiTableBuilder.from_base_uri(str(table.path)).build().read(ARCHIVE_READS[read])
+                got = row_set(batches) if batches else []
+                if got != rows:
+                    lost, extra = len(set(rows) - set(got)), len(set(got) - set(rows))
+                    raise RowsDiffer(f"{read}: {len(got)} rows instead of {len(rows)} ({lost} lost, {extra} new)")
+        finally:
+            target.file.write_bytes(original)
+
+    return parse
+
+
+@pytest.mark.parametrize(
+    ("table", "kind", "text"),
+    [
+        ("v6", "archive log file", False),
+        ("v6", "archive log block", False),
+        ("v6", "merge plan", False),
+        ("v9", "_version_", True),
+        ("v9", "manifest", True),
+        ("v9", "LSM file", False),
+        ("v9-plain", "LSM file", False),
+    ],
+)
+def test_fuzz_archived_timeline(archived_tables, table: str, kind: str, text: bool) -> None:
+    """Mutants of one kind of archive input, spread over its targets, each written into the
+    table and read back: a ``HudiCoreError`` or the undamaged rows."""
+    archived = archived_tables[table]
+    targets = {t.source: t for t in archived.targets[kind]}
+    items = [(t.source, t.seed) for t in targets.values()]
+    cases = list(mutants(f"archive-{table}-{kind}", items, ARCHIVE_FUZZ_CASES, text=text))
+    failures: list[str] = []
+    for source, target in targets.items():
+        try:
+            run_all(
+                f"{table} {kind} {source}", _read_damaged(archived, target), (c for c in cases if c.source == source)
+            )
+        except AssertionError as exc:
+            failures.append(str(exc))
+    assert not failures, "\n".join(failures)
+
+
+def test_archived_tables_need_their_archive(archived_tables, tmp_path: Path) -> None:
+    """The fuzzed files matter: without its archive, a table's reads fail (v9's snapshot
+    too), so a mutant read without an error was read from the mutated archive."""
+    for name, table in archived_tables.items():
+        copy = tmp_path / name
+        shutil.copytree(table.path, copy)
+        shutil.rmtree(archive_layout(copy).archive)
+        for read, options in ARCHIVE_READS.items():
+            if read == "snapshot" and name == "v6":
+                continue  # completion times are instant times: a v6 snapshot reads no archive
+            with pytest.raises(HudiCoreError):
+                HudiTableBuilder.from_base_uri(str(copy)).build().read(options)
 
 
 def test_mutations_are_deterministic(corpus: Corpus) -> None:
