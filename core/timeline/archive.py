@@ -313,11 +313,11 @@ class ArchivedTimeline:
             held = self.entries()
             return {t: t for t in times if t in held}
         with self._lock:
-            held = self._all
-        if held is None:
+            known = self._all
+        if known is None:
             wanted = [n for n, (lo, hi) in self.files().items() if any(lo <= t <= hi for t in times)]
-            held = self._entries_of(wanted)
-        return {t: held[t].completion for t in times if t in held}
+            known = self._entries_of(wanted)
+        return {t: known[t].completion for t in times if t in known}
 
     def instants(self, actions: Collection[str] | None = None) -> list[HudiInstant]:
         """Completed archived instants (of ``actions``, or all), oldest first."""
