@@ -56,6 +56,7 @@ from hudi_ray.core.storage.paths import check_file_name, metadata_path_problem
 from hudi_ray.core.timeline.commit_avro import Reader, value_reader
 from hudi_ray.core.timeline.instant import CLEAN, COMMIT, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, HudiInstant
 from hudi_ray.core.timeline.metadata import decode_instant_metadata
+from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)
 
@@ -318,6 +319,13 @@ class ArchivedTimeline:
             wanted = [n for n, (lo, hi) in self.files().items() if any(lo <= t <= hi for t in times)]
             known = self._entries_of(wanted)
         return {t: known[t].completion for t in times if t in known}
+
+    def preload_metadata(self) -> None:
+        """Read every file's metadata column now, files side by side (Arrow decompresses
+        them without holding the interpreter): for questions about every write."""
+        with self._lock:
+            sources = sorted({e.source for e in (self._all or {}).values() if e.raw is None} - set(self._columns))
+        io_map(self._metadata_column, sources)
 
     def instants(self, actions: Collection[str] | None = None) -> list[HudiInstant]:
         """Completed archived instants (of ``actions``, or all), oldest first."""

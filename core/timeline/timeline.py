@@ -395,7 +395,9 @@ class HudiTimeline:
     def archived_data_instants(self) -> list[HudiInstant]:
         """Completed data instants of the archived history, oldest first (reads the
         whole archive's index: only for questions about every write)."""
-        return [i for i in self.archive.instants(DATA_ACTIONS) if self.is_archived(i.timestamp)]
+        found = [i for i in self.archive.instants(DATA_ACTIONS) if self.is_archived(i.timestamp)]
+        self.archive.preload_metadata()  # whoever asks for every write reads their metadata next
+        return found
 
     def find(self, ts: str) -> HudiInstant | None:
         for i in self._data:
