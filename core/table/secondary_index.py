@@ -173,7 +173,7 @@ class SecondaryIndexes:
         found = self._mdt.secondary_index_keys(index, stored)
         keys = frozenset(k for ks in found.values() for k in ks)
         if self._guard.value_suspects() is None:
-            return "the archived history cannot be read: not every write that may have copied keys is known"
+            return "the archived history cannot be read or is gone: not every write that may have copied keys is known"
         second_copy = "a write may have given keys a second copy the indexes do not name"
         if keys:
             field = self._guard.key_filter_field

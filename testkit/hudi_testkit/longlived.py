@@ -79,6 +79,12 @@ class LongLivedSpec:
     rollback_every: int = 37  # a failed write, then its rollback, every N commits
     archive: bool = True  # archive at Hudi's defaults (keep 20..30) after each step
     metadata: bool = False  # table version 9: a metadata table every write and service keeps up to date
+    # False: after the initial load (the table's first write) writes only update and delete
+    # keys the table holds; no write that completes inserts a new key (a failed write still
+    # does, and its rollback undoes it). Compaction, clustering, cleaning, rollbacks and
+    # archival run as ever.
+    new_keys_after_load: bool = True
+    rows_per_file: int | None = None  # rows a write puts in a new base file; None: max(20, keys / (4 * partitions))
 
     def __post_init__(self) -> None:
         if self.table_type not in (COPY_ON_WRITE, MERGE_ON_READ):
@@ -91,6 +97,8 @@ class LongLivedSpec:
             raise WriteSpecError("commits and partitions must be positive, rows_per_commit at least 4")
         if self.keys < 4 * self.partitions:
             raise WriteSpecError("keys must be at least four per partition")
+        if self.rows_per_file is not None and self.rows_per_file < 1:
+            raise WriteSpecError("rows_per_file must be positive")
         for name in ("compaction_every", "clustering_every", "clean_retained", "rollback_every"):
             if getattr(self, name) < 1:
                 raise WriteSpecError(f"{name} must be positive")
@@ -234,7 +242,7 @@ class _Generator:
         self.keys_by_partition: list[list[str]] = [[] for _ in range(spec.partitions)]
         for n in range(spec.keys):
             self.keys_by_partition[n % spec.partitions].append(f"k{n:06d}")
-        self.rows_per_file = max(20, spec.keys // (spec.partitions * 4))
+        self.rows_per_file = spec.rows_per_file or max(20, spec.keys // (spec.partitions * 4))
         self.index: dict[tuple[str, str], str] = {}  # (partition path, key) -> file id holding it
         self.writer: CowTableWriter
 
@@ -336,7 +344,8 @@ class _Generator:
 
     def write_step(self, seq: int) -> None:
         """One write commit: updates of live keys of a few file groups (sometimes with
-        new keys), inserts of new keys into one partition, or deletes of live keys."""
+        new keys), inserts of new keys into one partition, or deletes of live keys;
+        without ``new_keys_after_load``, updates of live keys in place of the inserts."""
         spec = self.spec
         live = sorted(self.rows)
         r = self.rng.random()
@@ -349,13 +358,15 @@ class _Generator:
                 result = services.delete_cow(self.writer, self.key_table(keys), commit_time=instant)
             self.absorb(result, None, keys)
             return
-        if r < 0.27:
+        if r < 0.27 and not spec.new_keys_after_load:
+            keys = self.hot_keys(spec.rows_per_commit // 2)
+        elif r < 0.27:
             partition = self.rng.randrange(spec.partitions)
             absent = self.absent_keys(partition)
             keys = self.rng.sample(absent, min(len(absent), spec.rows_per_commit // 2))
         else:
             keys = self.hot_keys(spec.rows_per_commit)
-            if self.rng.random() < 0.3:
+            if spec.new_keys_after_load and self.rng.random() < 0.3:
                 absent = self.absent_keys(self.rng.randrange(spec.partitions))
                 keys += self.rng.sample(absent, min(len(absent), self.rng.randint(1, 5)))
         if not keys:  # a full key space: update instead

@@ -274,3 +274,25 @@ def test_spec_is_checked() -> None:
         LongLivedSpec(COPY_ON_WRITE, 8)
     with pytest.raises(ValueError):
         LongLivedSpec(COPY_ON_WRITE, 6, metadata=True)  # no metadata table before table version 9 here
+    with pytest.raises(ValueError):
+        LongLivedSpec(COPY_ON_WRITE, 9, rows_per_file=0)
+
+
+@pytest.mark.parametrize("table_type", [COPY_ON_WRITE, MERGE_ON_READ])
+def test_no_new_keys_after_the_load(tmp_path: Path, table_type: str) -> None:
+    """``new_keys_after_load=False``: every write after the first updates or deletes keys the
+    load wrote (its write stats report no inserts); services still run, reads are the model."""
+    spec = LongLivedSpec(
+        table_type, 9, commits=40, keys=200, rows_per_commit=12, clustering_every=15, rollback_every=10,
+        rows_per_file=8, archive=False, new_keys_after_load=False,
+    )  # fmt: skip
+    t = write_long_lived_table(tmp_path / "table", spec)
+    loaded = set(t.written[t.commits[0]][RECORD_KEY].to_pylist())
+    assert {k for rows in t.written.values() for k in rows[RECORD_KEY].to_pylist()} <= loaded
+    assert any(t.deleted.values()) and len(t.expected) < len(loaded)
+    assert {"clean", "clustering", "rollback"} <= set(t.services.values())
+    timeline = hudi_ray.HudiTableBuilder.from_base_uri(str(t.path)).build()._context.timeline
+    writes = [i for i in timeline.data_instants if i.timestamp in set(t.commits[1:])]
+    assert len(writes) == len(t.commits) - 1
+    assert all(s.get("numInserts") == 0 for i in writes for s in timeline.write_stats(i))
+    assert _rows(_ours(t)) == _rows(t.expected)
