@@ -18,6 +18,7 @@ import pytest
 
 from hudi_ray.core.table import HudiTableBuilder
 from hudi_ray.core.timeline.timestamps import START_OF_TIME
+from hudi_testkit.archive import delete_archive
 from hudi_testkit.history import archive_oldest, complete_held, hold_in_flight
 from tests.commits import CommitLog, incremental, keyed, latest_per_key, snapshot
 from tests.spark4.support import arrow_rows
@@ -134,11 +135,27 @@ def test_starting_offsets_latest_and_an_instant(spark, tmp_path: Path) -> None:
         assert set(batch[2].column("_hoodie_commit_time").to_pylist()) == {b}
 
 
+@pytest.mark.parametrize("version", [6, 8])
+def test_archived_commits_are_streamed(spark, tmp_path: Path, version: int) -> None:
+    """A stream from the beginning reads the archived commits from the archive, one a trigger."""
+    log = CommitLog(tmp_path / "t", "cow", partitioned=True, version=version)
+    for start in range(0, 40, 10):
+        log.commit(range(start, start + 15))
+    archive_oldest(log.path, 2)
+    stream = Stream(spark, log.path, tmp_path / "c")
+    batches = stream.run()
+    assert len(batches) == 4, "one instant per trigger, the archived ones included"
+    union = _check_batches(log, batches)
+    assert sorted(set(union.column("_hoodie_commit_time").to_pylist())) == sorted(log.commits)
+    assert latest_per_key(union) == sorted(keyed(snapshot(log.table()), ("id", "value")))
+
+
 def test_history_gone_fails_or_reads_the_latest_snapshot(spark, tmp_path: Path) -> None:
     log = CommitLog(tmp_path / "t", "cow", partitioned=True, version=6)
     for start in range(0, 40, 10):
         log.commit(range(start, start + 15))
     archive_oldest(log.path, 2)
+    delete_archive(log.path)  # the archived history lost
     with pytest.raises(Exception, match="archived") as err:
         Stream(spark, log.path, tmp_path / "c1").run()
     assert FALLBACK in str(err.value)
