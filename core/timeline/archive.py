@@ -25,7 +25,6 @@ fails).
 
 from __future__ import annotations
 
-import concurrent.futures
 import io
 import json
 import logging
@@ -136,7 +135,6 @@ class ArchivedTimeline:
         # Files of the current archive: name -> (min, max) instant range (layout 2), or
         # name -> size (layout 1); None until listed.
         self._files: dict[str, Any] | None = None
-        self._discovering: concurrent.futures.Future[dict[str, Any]] | None = None
         # Entries per file, keyed by (name, size or range): files never change under a name.
         self._read: dict[tuple[str, Any], dict[str, ArchivedEntry]] = dict(previous._read) if previous else {}
         self._decoded: dict[tuple[str, str], dict[str, Any]] = dict(previous._decoded) if previous else {}
@@ -156,8 +154,7 @@ class ArchivedTimeline:
     def __getstate__(self) -> dict[str, Any]:
         # Shipped plans carry no archive content; a worker reads what it needs again.
         state = self.__dict__.copy()
-        state.update(_lock=None, _files=None, _discovering=None, _all=None)
-        state.update(_read={}, _decoded={}, _blobs={}, _columns={})
+        state.update(_lock=None, _files=None, _read={}, _decoded={}, _all=None, _blobs={}, _columns={})
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -174,22 +171,12 @@ class ArchivedTimeline:
             )
         return self._folder
 
-    def prefetch(self) -> None:
-        """Start finding the archive's files in the background (``_version_``, then the
-        manifest: a chain of requests a read needing the archive then does not wait for)."""
-        with self._lock:
-            if self._files is None and self._discovering is None and self._folder is not None:
-                self._discovering = self._storage.submit(self._discover())
-
     def files(self) -> dict[str, Any]:
         """The archive's current files (empty when there is no archive)."""
         with self._lock:
             if self._files is None:
-                future, self._discovering = self._discovering, None
-                if future is None:
-                    future = self._storage.submit(self._discover())
                 try:
-                    self._files = future.result()
+                    self._files = self._storage.submit(self._discover()).result()
                 except HudiFileNotFoundError as exc:
                     raise HudiFileNotFoundError(f"{exc} (a file of the archived timeline at {self.location})") from exc
             return self._files

@@ -259,9 +259,6 @@ class HudiTimeline:
         if previous is not None:
             timeline._reuse_decoded(previous)
         timeline._start_fetch()
-        if config.table_version >= 8 and config.is_mor and not storage.is_local:
-            # Its log files may be placed by archived delta commits' completion times.
-            timeline.archive.prefetch()
         return timeline
 
     @classmethod
