@@ -713,6 +713,19 @@ def _write_archive_log(layout: ArchiveLayout, actions: Sequence[_Action]) -> Pat
 
 # -- layout 2: the LSM history ----------------------------------------------------------------
 
+# The plan of a merge of small archive files (layout 1), while the merge runs.
+MERGE_PLAN_SCHEMA: dict[str, Any] = {
+    "type": "record",
+    "name": "HoodieMergeArchiveFilePlan",
+    "namespace": "org.apache.hudi.avro.model",
+    "fields": [
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        {"name": "candidate", "type": ["null", {"type": "array", "items": "string"}], "default": None},
+        {"name": "mergedArchiveFileName", "type": ["null", "string"], "default": None},
+    ],
+}
+
+
 LSM_INSTANT_SCHEMA: dict[str, Any] = {
     "type": "record",
     "name": "HoodieLSMTimelineInstant",

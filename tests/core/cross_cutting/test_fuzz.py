@@ -56,6 +56,7 @@ from hudi_ray.core.timeline.instant import HudiInstant
 from hudi_ray.core.timeline.timeline import decode_instant_metadata, validate_commit_metadata
 from hudi_ray.core.timeline.timestamps import parse_timestamp, timeline_to_datetime
 from hudi_testkit import archive_instants, archive_layout
+from hudi_testkit.archive import MERGE_PLAN_SCHEMA
 from hudi_testkit.common import list_instants
 from hudi_testkit.log_writer import frame_block
 from hudi_testkit.longlived import MERGE_ON_READ, LongLivedSpec, write_long_lived_table
@@ -502,18 +503,6 @@ def _archived_table(path: Path, version: int) -> None:
     n = len({i.timestamp for i in list_instants(timeline) if i.is_completed and i.timestamp <= last})
     for count in (n // 3, n // 3, n - 2 * (n // 3)):
         archive_instants(path, count, compaction_batch=2)
-
-
-MERGE_PLAN_SCHEMA = {
-    "type": "record",
-    "name": "HoodieMergeArchiveFilePlan",
-    "namespace": "org.apache.hudi.avro.model",
-    "fields": [
-        {"name": "version", "type": ["int", "null"], "default": 1},
-        {"name": "candidate", "type": ["null", {"type": "array", "items": "string"}], "default": None},
-        {"name": "mergedArchiveFileName", "type": ["null", "string"], "default": None},
-    ],
-}
 
 
 def _start_merge(folder: Path, candidates: list[Path]) -> None:

@@ -52,7 +52,7 @@ from hudi_ray.core.exceptions import (
 )
 from hudi_ray.core.log_file import BlockType, HeaderKey, read_log_blocks
 from hudi_testkit import CowTableSpec, CowTableWriter, MetadataTableOptions, archive_instants, archive_layout
-from hudi_testkit.archive import delete_archive
+from hudi_testkit.archive import MERGE_PLAN_SCHEMA, delete_archive
 from hudi_testkit.common import list_instants
 from hudi_testkit.log_writer import frame_block
 from hudi_testkit.longlived import (
@@ -650,17 +650,6 @@ def test_damaged_archive_log_file(damaged, name: str, damage: str) -> None:
 
 
 # -- a merge of archive files left unfinished ------------------------------------------------------
-
-MERGE_PLAN_SCHEMA = {
-    "type": "record",
-    "name": "HoodieMergeArchiveFilePlan",
-    "namespace": "org.apache.hudi.avro.model",
-    "fields": [
-        {"name": "version", "type": ["int", "null"], "default": 1},
-        {"name": "candidate", "type": ["null", {"type": "array", "items": "string"}], "default": None},
-        {"name": "mergedArchiveFileName", "type": ["null", "string"], "default": None},
-    ],
-}
 
 
 def _merge_plan(candidates: list[Path], merged: Path) -> bytes:
