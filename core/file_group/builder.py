@@ -132,10 +132,11 @@ class SliceBuilder:
         slices.sort(key=lambda s: (s.partition_path, s.file_id))
         return slices
 
-    def _archived_log_times(self, groups: list[FileGroup], visibility: Visibility) -> dict[str, str]:
+    def _archived_log_times(self, groups: list[FileGroup], visibility: Visibility) -> dict[str, str | None]:
         """Completion times of the archived delta commits whose log files' slices depend
-        on them: those of groups with a visible base file newer than the delta commit.
-        Read from the archive together, and only when some log file needs one."""
+        on them (None: not in the archive): those of groups with a visible base file newer
+        than the delta commit. Read from the archive together, and only when some log
+        file needs one."""
         if self.table_version < 8:
             return {}
         timeline = self.timeline
@@ -148,9 +149,12 @@ class SliceBuilder:
                 t = lf.base_instant
                 if newest is not None and t < newest and timeline.is_archived(t) and visibility.sees(t):
                     needed.add(t)
-        return timeline.archived_completion_times(needed) if needed else {}
+        if not needed:
+            return {}
+        found = timeline.archived_completion_times(needed)
+        return {t: found.get(t) for t in needed}
 
-    def _latest(self, g: FileGroup, visibility: Visibility, archived: dict[str, str]) -> _Chosen | None:
+    def _latest(self, g: FileGroup, visibility: Visibility, archived: dict[str, str | None]) -> _Chosen | None:
         if not g.log_files and len(g.base_files) == 1:
             # The common group (one base file, no logs), once per file group of the table.
             only = g.base_files[0]
@@ -165,7 +169,7 @@ class SliceBuilder:
         return _Chosen(g, latest, logs)
 
     def _logs_of_latest_slice(
-        self, g: FileGroup, bases: list[str], visibility: Visibility, archived: dict[str, str]
+        self, g: FileGroup, bases: list[str], visibility: Visibility, archived: dict[str, str | None]
     ) -> tuple[LogFile, ...]:
         """Visible log files of the group's latest slice, in processing order.
 
@@ -177,8 +181,11 @@ class SliceBuilder:
             if not visibility.sees(lf.base_instant):
                 continue  # pending, failed or outside the read's range
             key = log_slice_time(lf, self.timeline, self.table_version)
-            if key is None and self.timeline.is_archived(lf.base_instant):
-                key = archived.get(lf.base_instant) or self._unknown_completion(g, lf, bases)
+            t = lf.base_instant
+            if key is None and self.timeline.is_archived(t):
+                if t in archived and archived[t] is None and t in self.timeline.archived_rollbacks():
+                    continue  # left behind by a write an archived rollback undid
+                key = archived.get(t) or self._unknown_completion(g, lf, bases)
             if key is None:
                 continue
             if in_latest_slice(key, bases):

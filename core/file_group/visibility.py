@@ -28,11 +28,15 @@ class Visibility:
     # history (time travel or an incremental range before the active timeline): their
     # writes are checked and their replace commits applied as the active timeline's are.
     archived: tuple[HudiInstant, ...] = ()
+    # Instants the archived rollbacks undid, where the read reaches into the archived history.
+    rolled_back: frozenset[str] = frozenset()
 
     def sees(self, ts: str) -> bool:
         if ts in self.instants:
             return True
-        if ts in self.on_timeline or ts in self.hidden or (self.upper is not None and ts > self.upper):
+        if ts in self.on_timeline or ts in self.hidden or ts in self.rolled_back:
+            return False
+        if self.upper is not None and ts > self.upper:
             return False
         return self.timeline_start is not None and ts < self.timeline_start
 
@@ -43,14 +47,17 @@ def visibility_of(
     """Visibility of exactly ``instants`` (plus archived history, but for the archived
     instants ``hidden``)."""
     chosen = list(instants)
+    hidden = list(hidden)
     every = timeline.instants + timeline.pending
+    archived = tuple(i for i in chosen if i.archived)
     return Visibility(
         instants=frozenset(i.timestamp for i in chosen),
         upper=max((i.timestamp for i in chosen), default=None),
         on_timeline=frozenset(i.timestamp for i in every),
         timeline_start=min((i.timestamp for i in every), default=None),
         hidden=frozenset(i.timestamp for i in hidden),
-        archived=tuple(i for i in chosen if i.archived),
+        archived=archived,
+        rolled_back=timeline.archived_rollbacks() if archived or hidden else frozenset(),
     )
 
 

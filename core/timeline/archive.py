@@ -139,6 +139,7 @@ class ArchivedTimeline:
         self._read: dict[tuple[str, Any], dict[str, ArchivedEntry]] = dict(previous._read) if previous else {}
         self._decoded: dict[tuple[str, str], dict[str, Any]] = dict(previous._decoded) if previous else {}
         self._all: dict[str, ArchivedEntry] | None = None
+        self._rolled_back: frozenset[str] | None = None
         # Layout 2: the files read (by location) and their metadata columns, once decoded.
         self._blobs: dict[str, bytes] = dict(previous._blobs) if previous else {}
         self._columns: dict[str, list[bytes | None]] = dict(previous._columns) if previous else {}
@@ -154,7 +155,9 @@ class ArchivedTimeline:
     def __getstate__(self) -> dict[str, Any]:
         # Shipped plans carry no archive content; a worker reads what it needs again.
         state = self.__dict__.copy()
-        state.update(_lock=None, _files=None, _read={}, _decoded={}, _all=None, _blobs={}, _columns={})
+        state.update(
+            _lock=None, _files=None, _read={}, _decoded={}, _all=None, _rolled_back=None, _blobs={}, _columns={}
+        )
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -341,6 +344,24 @@ class ArchivedTimeline:
         ]
         return sorted(found)
 
+    def rolled_back(self) -> frozenset[str]:
+        """Instants the archived rollbacks undid: a file such an instant left behind (a
+        delete the rollback reported failed) is not data, though older than the active
+        timeline. Reads the whole archive's index and every archived rollback."""
+        with self._lock:
+            if self._rolled_back is not None:
+                return self._rolled_back
+        undone: set[str] = set()
+        for entry in self.entries().values():
+            if entry.action != ROLLBACK:
+                continue
+            meta, where = self.metadata(entry.timestamp)
+            undone.update(_rolled_back_instants(meta, where))
+        found = frozenset(undone)
+        with self._lock:
+            self._rolled_back = found
+        return found
+
     def metadata(self, timestamp: str) -> tuple[dict[str, Any], str]:
         """The decoded metadata of an archived completed instant, and where it is from."""
         entry = self.entries().get(timestamp)
@@ -393,6 +414,24 @@ class ArchivedTimeline:
             return value or {}
         raw = self._metadata_column(entry.source)[entry.row]
         return decode_instant_metadata(raw, where) if raw is not None else {}
+
+
+def _rolled_back_instants(meta: dict[str, Any], where: str) -> list[str]:
+    """The instant times a rollback's metadata names (``commitsRollback``, and
+    ``instantsRollback`` where the writer keeps it)."""
+    times = meta.get("commitsRollback")
+    undone = meta.get("instantsRollback")
+    ok = times is None or (isinstance(times, list) and all(isinstance(t, str) and _is_time(t) for t in times))
+    ok = ok and (
+        undone is None
+        or (isinstance(undone, list) and all(isinstance(u, dict) and _is_time(u.get("commitTime")) for u in undone))
+    )
+    if not ok:
+        raise HudiCorruptFileError(
+            f"Malformed rollback metadata in {where}: commitsRollback must list instant times and "
+            "instantsRollback records with a commitTime"
+        )
+    return [*(times or ()), *(u["commitTime"] for u in undone or ())]
 
 
 # -- layout 2 ------------------------------------------------------------------------------

@@ -373,6 +373,10 @@ class HudiTimeline:
             return {t: t for t in wanted}
         return self.archive.completion_times(wanted)
 
+    def archived_rollbacks(self) -> frozenset[str]:
+        """Instants undone by the rollbacks in the archive (none without an archive)."""
+        return self.archive.rolled_back() if self.archive.is_present() else frozenset()
+
     def rewrote_history(self) -> str | None:
         """Whether the active timeline shows that instants before it were archived: an
         active write that rewrote a file group no active write created (an update of a

@@ -77,6 +77,8 @@ class LongLivedSpec:
     clustering_every: int = 50  # a clustering of a few small groups of one partition every N commits
     clean_retained: int = 10  # KEEP_LATEST_COMMITS: file slices the last N commits need stay
     rollback_every: int = 37  # a failed write, then its rollback, every N commits
+    # The rollbacks fail to delete the failed writes' files (reported in failedDeleteFiles).
+    rollback_leaves_files: bool = False
     archive: bool = True  # archive at Hudi's defaults (keep 20..30) after each step
     metadata: bool = False  # table version 9: a metadata table every write and service keeps up to date
     # False: after the initial load (the table's first write) writes only update and delete
@@ -137,7 +139,9 @@ class LongLivedTable:
     deleted: dict[str, list[str]]  # write instant -> keys it deleted
     commit_times: dict[str, str]  # live key -> _hoodie_commit_time a snapshot must show
     services: dict[str, str]  # service instant -> "compaction" | "clustering" | "clean" | "rollback"
-    rolled_back: dict[str, list[str]]  # failed write instant -> files it wrote (relative), all rolled back
+    # failed write instant -> files it wrote (relative), all rolled back (deleted unless
+    # the spec's rollbacks leave them)
+    rolled_back: dict[str, list[str]]
     completion_times: dict[str, str]  # v8+: every completed instant -> its completion time
     archived: list[str]  # instants archived off the active timeline, as the archiver reported them
     latest_slices: dict[tuple[str, str], LatestSlice]
@@ -437,7 +441,9 @@ class _Generator:
         instant = self.tick()
         failed = services.failed_write(self.writer, lambda: self.writer.upsert(table, commit_time=instant))
         rb = self.tick()
-        done = services.rollback(self.writer, rb, self.completion(rb), failed)
+        done = services.rollback(
+            self.writer, rb, self.completion(rb), failed, leave_files=self.spec.rollback_leaves_files
+        )
         self.rolled_back[instant] = [s.path for s in failed.write_stats if s.path]
         self.services[rb] = "rollback"
         self.completed(rb, services.ROLLBACK, done.completion_time, data=False)

@@ -759,9 +759,18 @@ def failed_write(writer: CowTableWriter, write: Callable[[], CommitResult]) -> C
     return result
 
 
-def rollback(writer: CowTableWriter, instant: str, completion: str | None, failed: CommitResult) -> ServiceResult:
+def rollback(
+    writer: CowTableWriter,
+    instant: str,
+    completion: str | None,
+    failed: CommitResult,
+    *,
+    leave_files: bool = False,
+) -> ServiceResult:
     """Roll back a failed write: plan, inflight, delete the files it wrote and its
-    pending instant files, then the completed ``rollback`` instant naming them."""
+    pending instant files, then the completed ``rollback`` instant naming them.
+    ``leave_files``: every delete of a data file fails, and the rollback completes
+    reporting them in ``failedDeleteFiles``, as Hudi's does."""
     _check_times(writer, instant, completion)
     started = time.monotonic()
     pending = [i for i in list_instants(writer._timeline) if i.timestamp == failed.instant_time]
@@ -787,7 +796,7 @@ def rollback(writer: CowTableWriter, instant: str, completion: str | None, faile
     by_partition: dict[str, list[str]] = {}
     for s in files:
         path = writer.base / (s.path or "")
-        if path.exists():
+        if path.exists() and not leave_files:
             os.unlink(path)
         by_partition.setdefault(s.partition_path, []).append(str(path))
     for i in pending:  # Hudi deletes the rolled-back instant's pending files before completing
@@ -800,8 +809,8 @@ def rollback(writer: CowTableWriter, instant: str, completion: str | None, faile
         "partitionMetadata": {
             p: {
                 "partitionPath": p,
-                "successDeleteFiles": paths,
-                "failedDeleteFiles": [],
+                "successDeleteFiles": [] if leave_files else paths,
+                "failedDeleteFiles": paths if leave_files else [],
                 "rollbackLogFiles": None,
                 "writtenLogFiles": None,
             }
@@ -813,7 +822,8 @@ def rollback(writer: CowTableWriter, instant: str, completion: str | None, faile
     if writer._mdt is not None and writer._mdt.has_delta_commit(failed.instant_time):
         _roll_back_mdt(writer, instant, failed.instant_time, started)
     _complete(writer, instant, completion, ROLLBACK, avro_container(ROLLBACK_METADATA_SCHEMA, meta))
-    return ServiceResult(instant, completion, ROLLBACK, deleted_files=tuple(s.path or "" for s in files))
+    deleted = () if leave_files else tuple(s.path or "" for s in files)
+    return ServiceResult(instant, completion, ROLLBACK, deleted_files=deleted)
 
 
 def _roll_back_mdt(writer: CowTableWriter, instant: str, failed: str, started: float) -> None:
