@@ -21,7 +21,10 @@ archive (as if it were deleted). Side by side, interleaved, medians of
 * **object store** (not with ``--no-s3``): both variants uploaded to moto behind
   ``hudi_testkit.s3proxy`` holding each request ``--latency`` ms (default 20): the
   plan with and without the archive, their difference in round trips of that
-  latency, and the requests that went to the archive folder.
+  latency, the requests that went to the archive folder, the time the plan waited
+  on them, and the longest chain of them sent one after another (each after the one
+  before it was answered). moto answers requests one at a time, so the wait grows
+  with their number even where the chain is short.
 """
 
 from __future__ import annotations
@@ -194,21 +197,26 @@ def object_store(name: str, variants: tuple[Variant, Variant], reps: int, latenc
             f"  {label}: {statistics.median(all_requests[label]):.0f} requests a plan, "
             f"{statistics.median(archive_requests[label]):.0f} of them to the archive folder"
         )
-    waited = archive_wait(uris["archive"], opts, reps)
+    waited, chain = archive_wait(uris["archive"], opts, reps)
     print(
-        f"  archive lookups inside the plan: {waited * 1000:.0f} ms (median), "
-        f"{waited * 1000 / latency:.1f} round trips of {latency:g} ms one after another"
+        f"  archive lookups inside the plan: {waited * 1000:.0f} ms (median), the time of "
+        f"{waited * 1000 / latency:.1f} round trips of {latency:g} ms; {chain} requests one after another at most"
     )
     proxy.configure(latency_ms=0, record=False)
 
 
-def archive_wait(uri: str, opts: dict[str, str], reps: int) -> float:
+def archive_wait(uri: str, opts: dict[str, str], reps: int) -> tuple[float, int]:
     """Seconds a fresh plan spends waiting on the archive (its completion-time lookups and
-    the guards' reads), timed around the timeline's archive calls."""
+    the guards' reads), timed around the timeline's archive calls, and the most requests
+    to the archive folder one had to wait for after another (each sent after the one
+    before it answered), from the times the reader sent and got them."""
+    from hudi_ray.core.storage import Storage
     from hudi_ray.core.timeline import HudiTimeline
 
     spent: list[float] = []
+    sent: list[list[tuple[float, float]]] = []
     originals = {name: getattr(HudiTimeline, name) for name in ("archived_completion_times", "archived_data_instants")}
+    reads = {name: getattr(Storage, name) for name in ("read_bytes_async", "read_range_async", "list_dir_async")}
 
     def timed(original: Any) -> Any:
         def run(self: HudiTimeline, *args: Any) -> Any:
@@ -220,16 +228,41 @@ def archive_wait(uri: str, opts: dict[str, str], reps: int) -> float:
 
         return run
 
+    def recorded(original: Any) -> Any:
+        async def run(self: Storage, rel: str = "", *args: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await original(self, rel, *args)
+            finally:
+                if "/history" in rel or "/archived" in rel:
+                    sent[-1].append((started, time.perf_counter()))
+
+        return run
+
     try:
         for name, original in originals.items():
             setattr(HudiTimeline, name, timed(original))
+        for name, original in reads.items():
+            setattr(Storage, name, recorded(original))
         for _ in range(reps):
             spent.append(0.0)
+            sent.append([])
             plan(uri, opts)
     finally:
         for name, original in originals.items():
             setattr(HudiTimeline, name, original)
-    return statistics.median(spent)
+        for name, original in reads.items():
+            setattr(Storage, name, original)
+    return statistics.median(spent), max(_chain(requests) for requests in sent)
+
+
+def _chain(requests: list[tuple[float, float]]) -> int:
+    """The longest run of requests each sent after the one before it was answered."""
+    depth: list[int] = []
+    ordered = sorted(requests)
+    for i, (start, _) in enumerate(ordered):
+        depth.append(1 + max((depth[j] for j in range(i) if ordered[j][1] <= start), default=0))
+    return max(depth, default=0)
 
 
 def main() -> None:

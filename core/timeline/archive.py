@@ -25,6 +25,7 @@ fails).
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -37,7 +38,6 @@ from typing import Any
 
 import fastavro
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.config.keys import HudiTableConfig as K
@@ -55,6 +55,7 @@ from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import check_file_name, metadata_path_problem
 from hudi_ray.core.timeline.commit_avro import Reader, value_reader
 from hudi_ray.core.timeline.instant import CLEAN, COMMIT, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, HudiInstant
+from hudi_ray.core.timeline.lsm_file import LsmFile
 from hudi_ray.core.timeline.metadata import decode_instant_metadata
 from hudi_ray.core.util.pools import io_map
 
@@ -141,7 +142,7 @@ class ArchivedTimeline:
         self._all: dict[str, ArchivedEntry] | None = None
         self._rolled_back: frozenset[str] | None = None
         # Layout 2: the files read (by location) and their metadata columns, once decoded.
-        self._blobs: dict[str, bytes] = dict(previous._blobs) if previous else {}
+        self._lsm: dict[str, LsmFile] = dict(previous._lsm) if previous else {}
         self._columns: dict[str, list[bytes | None]] = dict(previous._columns) if previous else {}
 
     @property
@@ -155,9 +156,7 @@ class ArchivedTimeline:
     def __getstate__(self) -> dict[str, Any]:
         # Shipped plans carry no archive content; a worker reads what it needs again.
         state = self.__dict__.copy()
-        state.update(
-            _lock=None, _files=None, _read={}, _decoded={}, _all=None, _rolled_back=None, _blobs={}, _columns={}
-        )
+        state.update(_lock=None, _files=None, _read={}, _decoded={}, _all=None, _rolled_back=None, _lsm={}, _columns={})
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -208,12 +207,12 @@ class ArchivedTimeline:
                 f"version {version}, but {where} does not exist"
             ) from exc
         out: dict[str, Any] = {}
-        for name in _manifest_files(text, where):
+        for name, size in _manifest_files(text, where):
             check_file_name(name, "Archive file", where, self._storage.base_url)
             m = _LSM_FILE.match(name)
             if m is None:
                 raise HudiCorruptFileError(f"Manifest {where} lists {name!r}, which is not an archived timeline file")
-            out[name] = (m.group(1), m.group(2))
+            out[name] = (m.group(1), m.group(2), size)
         return out
 
     async def _current_version(self) -> int | None:
@@ -281,24 +280,33 @@ class ArchivedTimeline:
         if missing:
             rels = [self._rel(n) for n, _ in missing]
             try:
-                blobs = self._storage.read_many(rels)
+                if self._layout == 2:
+                    opened = self._storage.submit(self._open_lsm([(r, k[1][2]) for r, k in zip(rels, missing)]))
+                    for key, lsm in zip(missing, opened.result()):
+                        parsed = _parse_layout_2(lsm)
+                        with self._lock:
+                            self._read[key] = parsed
+                            self._lsm[lsm.where] = lsm
+                else:
+                    for key, rel, blob in zip(missing, rels, self._storage.read_many(rels)):
+                        parsed = _parse_layout_1(blob, self._storage.uri(rel))
+                        with self._lock:
+                            self._read[key] = parsed
             except HudiFileNotFoundError as exc:
                 raise HudiFileNotFoundError(
                     f"The archived timeline at {self.location} lists a file storage lacks: {exc}"
                 ) from exc
-            for key, rel, blob in zip(missing, rels, blobs):
-                where = self._storage.uri(rel)
-                parsed = _parse_layout_2(blob, where) if self._layout == 2 else _parse_layout_1(blob, where)
-                with self._lock:
-                    self._read[key] = parsed
-                    if self._layout == 2:
-                        self._blobs[where] = blob
         out: dict[str, ArchivedEntry] = {}
         with self._lock:
             for key in sorted(keys):  # by name: deduplicate the way file order would
                 for ts, entry in self._read[key].items():
                     out.setdefault(ts, entry)
         return out
+
+    async def _open_lsm(self, files: list[tuple[str, int | None]]) -> list[LsmFile]:
+        return list(
+            await asyncio.gather(*(LsmFile.fetch(self._storage, rel, size, _INDEX_COLUMNS) for rel, size in files))
+        )
 
     def entries(self) -> dict[str, ArchivedEntry]:
         """Every completed instant of the archive, by instant time."""
@@ -319,7 +327,7 @@ class ArchivedTimeline:
         with self._lock:
             known = self._all
         if known is None:
-            wanted = [n for n, (lo, hi) in self.files().items() if any(lo <= t <= hi for t in times)]
+            wanted = [n for n, (lo, hi, _) in self.files().items() if any(lo <= t <= hi for t in times)]
             known = self._entries_of(wanted)
         return {t: known[t].completion for t in times if t in known}
 
@@ -382,19 +390,16 @@ class ArchivedTimeline:
         """The metadata column of a layout-2 file, read the first time an instant of it is asked for."""
         with self._lock:
             found = self._columns.get(source)
-            blob = self._blobs.get(source)
+            lsm = self._lsm.get(source)
         if found is not None:
             return found
-        if blob is None:
+        if lsm is None:
             raise HudiTimelineError(f"The archived timeline file {source} is no longer held")
-        try:
-            pf = pq.ParquetFile(pa.BufferReader(blob))
-            if "metadata" not in pf.schema_arrow.names:
-                column: list[bytes | None] = [None] * pf.metadata.num_rows
-            else:
-                column = pf.read(columns=["metadata"]).column("metadata").to_pylist()
-        except (pa.ArrowException, OSError, ValueError) as exc:
-            raise HudiCorruptFileError(f"Cannot read archived timeline file {source}: {exc}") from exc
+        if "metadata" not in lsm.names:
+            column: list[bytes | None] = [None] * lsm.num_rows
+        else:
+            self._storage.submit(lsm.load(["metadata"])).result()
+            column = lsm.read(["metadata"]).column("metadata").to_pylist()
         with self._lock:
             self._columns[source] = column
         return column
@@ -437,7 +442,8 @@ def _rolled_back_instants(meta: dict[str, Any], where: str) -> list[str]:
 # -- layout 2 ------------------------------------------------------------------------------
 
 
-def _manifest_files(raw: bytes, where: str) -> list[str]:
+def _manifest_files(raw: bytes, where: str) -> list[tuple[str, int | None]]:
+    """Names and sizes (None where the manifest gives no usable one) of the files a manifest lists."""
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -446,7 +452,11 @@ def _manifest_files(raw: bytes, where: str) -> list[str]:
     named = isinstance(files, list) and all(isinstance(f, dict) and isinstance(f.get("fileName"), str) for f in files)
     if not named:
         raise HudiCorruptFileError(f"The archived timeline manifest {where} holds no list of files with names")
-    return [f["fileName"] for f in files]  # type: ignore[union-attr]
+    out: list[tuple[str, int | None]] = []
+    for f in files:  # type: ignore[union-attr]
+        size = f.get("fileLen")
+        out.append((f["fileName"], size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None))
+    return out
 
 
 def _is_time(value: object) -> bool:
@@ -456,17 +466,17 @@ def _is_time(value: object) -> bool:
 _INDEX_COLUMNS = ["instantTime", "completionTime", "action"]
 
 
-def _parse_layout_2(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
+def _parse_layout_2(lsm: LsmFile) -> dict[str, ArchivedEntry]:
     """The instants of one LSM file: times and actions; their metadata is read when asked."""
+    where = lsm.where
+    present = [c for c in _INDEX_COLUMNS if c in lsm.names]
+    missing = {"instantTime", "action"} - set(present)
+    if missing:
+        raise HudiCorruptFileError(f"Archived timeline file {where} lacks the column(s) {sorted(missing)}")
+    table = lsm.read(present)
     try:
-        pf = pq.ParquetFile(pa.BufferReader(blob))
-        present = [c for c in _INDEX_COLUMNS if c in pf.schema_arrow.names]
-        table = pf.read(columns=present)
-        missing = {"instantTime", "action"} - set(present)
-        if missing:
-            raise HudiCorruptFileError(f"Archived timeline file {where} lacks the column(s) {sorted(missing)}")
         cols = {name: table.column(name).to_pylist() for name in present}
-    except (pa.ArrowException, OSError, ValueError) as exc:
+    except (pa.ArrowException, UnicodeDecodeError) as exc:
         raise HudiCorruptFileError(f"Cannot read archived timeline file {where}: {exc}") from exc
     completions = cols.get("completionTime", [None] * table.num_rows)
     out: dict[str, ArchivedEntry] = {}
