@@ -107,7 +107,7 @@ def test_a_wrong_or_missing_size_reads_the_whole_file(
     lsm = _open(storage, None if wrong is None else size + wrong)
     assert lsm.size == size
     assert seen.whole == 1
-    assert lsm.read(INDEX + ["metadata"]).equals(written.select(INDEX + ["metadata"]))
+    assert lsm.read([*INDEX, "metadata"]).equals(written.select([*INDEX, "metadata"]))
 
 
 @pytest.mark.parametrize("damage", ["truncated", "zeroed-index", "footer-length"])
@@ -124,7 +124,7 @@ def test_damage_is_the_projects_error(tmp_path: Path, damage: str) -> None:
         data[-8:-4] = (size * 2).to_bytes(4, "little")
     path.write_bytes(bytes(data))
     storage = Storage(str(tmp_path))
-    with pytest.raises(HudiCorruptFileError, match="f.parquet"):
+    with pytest.raises(HudiCorruptFileError, match=r"f\.parquet"):
         lsm = _open(storage, size)
         lsm.read(INDEX).column("action").to_pylist()
 
