@@ -15,9 +15,9 @@ archive (as if it were deleted). Side by side, interleaved, medians of
   disk), with the archive and without it: the ratio is what the archive costs a
   snapshot plan;
 * **index guard**: what the record-index and secondary-index guards read the
-  first time on a fresh table: every write's commit metadata and write stats,
-  the archived ones included (``record_index.every_write``), against the same on
-  the active timeline alone;
+  first time on a fresh table: the files and operation of every write, the
+  archived ones included (``record_index.every_write``, ``HudiTimeline.write_files``),
+  against the same on the active timeline alone;
 * **object store** (not with ``--no-s3``): both variants uploaded to moto behind
   ``hudi_testkit.s3proxy`` holding each request ``--latency`` ms (default 20): the
   plan with and without the archive, their difference in round trips of that
@@ -104,10 +104,7 @@ def guard(uri: str, archived: bool) -> int:
     timeline = HudiTableBuilder.from_base_uri(uri).build().get_timeline()
     instants = every_write(timeline, "benchmark") if archived else timeline.data_instants
     assert instants is not None
-    stats = 0
-    for instant in instants:
-        timeline.get_instant_metadata(instant)
-        stats += len(timeline.write_stats(instant))
+    timeline.write_files(instants)
     return len(instants)
 
 

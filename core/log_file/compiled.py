@@ -49,7 +49,11 @@ def load(module: str) -> ModuleType:
 
 
 # Every module of kernels, for ``warm``.
-KERNELS = ("hudi_ray.core.log_file.avro_kernels", "hudi_ray.core.merge.key_kernels")
+KERNELS = (
+    "hudi_ray.core.log_file.avro_kernels",
+    "hudi_ray.core.merge.key_kernels",
+    "hudi_ray.core.timeline.write_kernels",
+)
 
 
 def warm() -> None:

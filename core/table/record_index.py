@@ -31,6 +31,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 
 from hudi_ray.core.config import TableConfig
@@ -135,15 +136,15 @@ def suspect_files(
     try:
         if instants and _maintained_record_index(instants[0], mdt):
             instants = instants[1:]
+        files = timeline.write_files(instants)
         out: dict[str, set[str]] = {}
-        for instant in instants:
-            op = str(timeline.get_instant_metadata(instant).get("operationType") or "").upper()
-            if op in _RELOCATING:
-                continue
-            every_file = op not in _INDEXED
-            for stat in timeline.write_stats(instant):
-                if every_file or stat.get("numInserts") != 0:
-                    out.setdefault(stat["partitionPath"], set()).add(stat["path"].rsplit("/", 1)[-1])
+        operations = [str(op or "").upper() for op in files.operations]
+        every_file = np.array([op not in _INDEXED for op in operations], dtype=bool)
+        relocating = np.array([op in _RELOCATING for op in operations], dtype=bool)
+        if len(files.name):
+            suspect = ~relocating[files.instant] & (every_file[files.instant] | (files.inserts != 0))
+            for row in np.flatnonzero(suspect).tolist():
+                out.setdefault(files.partition[row], set()).add(files.name[row])
     except archive_errors() as exc:
         log.warning(
             "The record index not used: an archived commit in %s cannot be read: %s", timeline.archive.location, exc
@@ -176,15 +177,18 @@ def value_suspect_files(
     instants = every_write(timeline, "The secondary indexes", mdt)
     if instants is None:
         return None
-    for instant in instants:
-        stats = timeline.write_stats(instant)
+    files = timeline.write_files(instants)
+    order = np.argsort(files.instant, kind="stable")
+    bounds = np.searchsorted(files.instant[order], np.arange(len(instants) + 1))
+    for place, instant in enumerate(instants):
+        rows = order[bounds[place] : bounds[place + 1]].tolist()
         replaced = timeline.replaced_file_ids(instant)
         if any((p, f) in tainted for p, ids in replaced.items() for f in ids):
             # The replaced groups' records may now be in any group this instant wrote.
-            tainted |= {(stat["partitionPath"], stat.get("fileId") or "") for stat in stats}
-        for stat in stats:
-            group = (stat["partitionPath"], stat.get("fileId") or "")
-            name = stat["path"].rsplit("/", 1)[-1]
+            tainted |= {(files.partition[r], files.file_id[r]) for r in rows}
+        for r in rows:
+            group = (files.partition[r], files.file_id[r])
+            name = files.name[r]
             if (group[0], name) in names:
                 tainted.add(group)
             if group in tainted:

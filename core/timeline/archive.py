@@ -31,12 +31,13 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import fastavro
+import numpy as np
 import pyarrow as pa
 
 from hudi_ray.core.config import TableConfig
@@ -53,10 +54,11 @@ from hudi_ray.core.log_file import BlockType, read_log_blocks
 from hudi_ray.core.log_file.content import decode_avro_block
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import check_file_name, metadata_path_problem
-from hudi_ray.core.timeline.commit_avro import Reader, value_reader
+from hudi_ray.core.timeline.commit_avro import Reader, container_record, value_reader
 from hudi_ray.core.timeline.instant import CLEAN, COMMIT, DELTA_COMMIT, REPLACE_COMMIT, ROLLBACK, HudiInstant
 from hudi_ray.core.timeline.lsm_file import LsmFile
 from hudi_ray.core.timeline.metadata import decode_instant_metadata
+from hudi_ray.core.timeline.write_files import WriteFiles, extract
 from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)
@@ -141,6 +143,7 @@ class ArchivedTimeline:
         self._decoded: dict[tuple[str, str], dict[str, Any]] = dict(previous._decoded) if previous else {}
         self._all: dict[str, ArchivedEntry] | None = None
         self._rolled_back: frozenset[str] | None = None
+        self._write_files: tuple[list[str], list[tuple[list[int], WriteFiles]]] | None = None
         # Layout 2: the files read (by location) and their metadata columns, once decoded.
         self._lsm: dict[str, LsmFile] = dict(previous._lsm) if previous else {}
         self._columns: dict[str, list[bytes | None]] = dict(previous._columns) if previous else {}
@@ -156,7 +159,8 @@ class ArchivedTimeline:
     def __getstate__(self) -> dict[str, Any]:
         # Shipped plans carry no archive content; a worker reads what it needs again.
         state = self.__dict__.copy()
-        state.update(_lock=None, _files=None, _read={}, _decoded={}, _all=None, _rolled_back=None, _lsm={}, _columns={})
+        state.update(_lock=None, _files=None, _read={}, _decoded={}, _all=None, _lsm={}, _columns={})
+        state.update(_rolled_back=None, _write_files=None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -351,6 +355,59 @@ class ArchivedTimeline:
             if actions is None or e.action in actions
         ]
         return sorted(found)
+
+    def write_files(self, timestamps: Sequence[str]) -> list[tuple[list[int], WriteFiles]]:
+        """The files the archived commits and delta commits among ``timestamps`` wrote,
+        as far as the compiled walk takes their metadata: parts of (where in
+        ``timestamps`` each instant of the part is, their files). The instants in no
+        part are left to the full decode."""
+        every, parts = self._every_write()
+        wanted = {ts: k for k, ts in enumerate(timestamps)}
+        out: list[tuple[list[int], WriteFiles]] = []
+        for places, files in parts:
+            mapped = np.array([wanted.get(every[p], -1) for p in places], dtype=np.int64)
+            keep = mapped >= 0
+            if keep.all():
+                out.append((mapped.tolist(), files))
+            elif keep.any():
+                out.append((mapped[keep].tolist(), files.subset(keep)))
+        return out
+
+    def _every_write(self) -> tuple[list[str], list[tuple[list[int], WriteFiles]]]:
+        """``write_files`` of every archived commit and delta commit, walked once."""
+        with self._lock:
+            if self._write_files is not None:
+                return self._write_files
+        entries = self.entries()
+        timestamps = sorted(ts for ts, e in entries.items() if e.action in (COMMIT, DELTA_COMMIT))
+        self.preload_metadata()
+        groups: dict[str, list[tuple[int, bytes]]] = {}
+        for place, ts in enumerate(timestamps):
+            entry = entries.get(ts)
+            if entry is None or entry.action not in (COMMIT, DELTA_COMMIT):
+                continue
+            if entry.raw is not None:
+                if entry.schema:
+                    groups.setdefault(entry.schema, []).append((place, entry.raw))
+                continue
+            raw = self._metadata_column(entry.source)[entry.row]
+            if raw is None:
+                continue  # a commit without metadata: the full decode's checks refuse it
+            try:
+                schema, body = container_record(raw)
+            except Exception:  # damage or an unusual container: the full decode says which
+                continue
+            groups.setdefault(schema, []).append((place, body))
+        prefix = (_METADATA_FIELD[COMMIT],) if self._layout == 1 else ()
+        parts: list[tuple[list[int], WriteFiles]] = []
+        for schema, members in groups.items():
+            places = [place for place, _ in members]
+            found = extract([record for _, record in members], schema, prefix)
+            if found is not None:
+                parts.append((places, found))
+        with self._lock:
+            self._write_files = (timestamps, parts)
+        return timestamps, parts
 
     def rolled_back(self) -> frozenset[str]:
         """Instants the archived rollbacks undid: a file such an instant left behind (a

@@ -298,7 +298,7 @@ def _plan_of(schema_json: str) -> tuple[Reader, Any]:
 _MAGIC = b"Obj\x01"
 
 
-def _container(raw: bytes) -> tuple[str, bytes]:
+def container_record(raw: bytes) -> tuple[str, bytes]:
     """The writer schema and the one block's decoded bytes of an Avro container holding
     one record (codec null or deflate), read without fastavro's header parsing, which
     parses the schema anew for every container: a table's history is thousands of them."""
@@ -342,7 +342,7 @@ def decode_commit_record(raw: bytes) -> dict[str, Any]:
     cannot decode the bytes; the caller then decodes with fastavro.
     """
     try:
-        schema_json, body = _container(raw)
+        schema_json, body = container_record(raw)
         plan = _plan(schema_json)
         if isinstance(plan, str):
             raise Unsupported(plan)

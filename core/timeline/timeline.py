@@ -6,7 +6,7 @@ import asyncio
 import concurrent.futures
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
 import pyarrow as pa
@@ -29,6 +29,7 @@ from hudi_ray.core.timeline.instant import (
     HudiInstant,
 )
 from hudi_ray.core.timeline.metadata import AVRO_MAGIC, decode_instant_metadata
+from hudi_ray.core.timeline.write_files import WriteFiles
 from hudi_ray.core.util.locks import FreshLock
 
 log = logging.getLogger(__name__)
@@ -566,6 +567,22 @@ class HudiTimeline:
             where = self._metadata_where(resolved)
             stats = validate_commit_metadata(meta, resolved.action, where, base=self._storage.base_url)
         return list(stats)
+
+    def write_files(self, instants: Sequence[HudiInstant]) -> WriteFiles:
+        """The files ``instants`` wrote (the stats ``write_stats`` gives) and their
+        operations, as columns. The archived commits' metadata is walked by compiled
+        code, many at once; whatever it leaves goes through ``write_stats``."""
+        archived = [place for place, i in enumerate(instants) if i.archived]
+        parts: list[tuple[list[int], WriteFiles]] = []
+        if archived:
+            for places, files in self.archive.write_files([instants[place].timestamp for place in archived]):
+                parts.append(([archived[k] for k in places], files))
+        taken = {place for places, _ in parts for place in places}
+        rest = [(place, i) for place, i in enumerate(instants) if place not in taken]
+        operations = [self.get_instant_metadata(i).get("operationType") for _, i in rest]
+        stats = [self.write_stats(i) for _, i in rest]
+        parts.append(([place for place, _ in rest], WriteFiles.of_stats(operations, stats)))
+        return WriteFiles.assemble(len(instants), parts)
 
     def _metadata_where(self, instant: HudiInstant) -> str:
         return (

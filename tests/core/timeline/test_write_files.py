@@ -1,0 +1,169 @@
+"""The compiled walk of commit metadata (``core.timeline.write_files``): what it takes it
+reads exactly as the full decode and its checks do; what those checks would look at
+twice it leaves to them, so the guards see the same files or the same error."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import fastavro
+import pytest
+
+import hudi_ray
+from hudi_ray.core.table.record_index import every_write
+from hudi_ray.core.timeline.write_files import WriteFiles, extract
+from hudi_testkit.longlived import COPY_ON_WRITE, MERGE_ON_READ, LongLivedSpec, write_long_lived_table
+from hudi_testkit.metadata import COMMIT_METADATA_SCHEMA
+
+SCHEMA = json.dumps(COMMIT_METADATA_SCHEMA)
+PARSED = fastavro.parse_schema(copy.deepcopy(COMMIT_METADATA_SCHEMA))
+
+
+def _stat(partition: str | None, file_id: str | None, path: str | None, inserts: int | None = 3) -> dict[str, Any]:
+    return {"partitionPath": partition, "fileId": file_id, "path": path, "numInserts": inserts, "numWrites": 5}
+
+
+def _datum(stats: dict[str, list[dict[str, Any]]] | None, operation: str | None = "UPSERT") -> bytes:
+    record = {"partitionToWriteStats": stats, "extraMetadata": {"schema": "{}"}, "operationType": operation}
+    buf = io.BytesIO()
+    fastavro.schemaless_writer(buf, PARSED, record)
+    return buf.getvalue()
+
+
+def _rows(files: WriteFiles) -> list[tuple[int, str, str, str, int]]:
+    return sorted(zip(files.instant.tolist(), files.partition, files.file_id, files.name, files.inserts.tolist()))
+
+
+def test_the_files_and_operations_are_read() -> None:
+    records = [
+        _datum(
+            {
+                "p=1": [
+                    _stat("p=1", "g1-0", "p=1/g1-0_1-2-3_001.parquet"),
+                    _stat(None, "g2-0", "p=1/.g2-0_001.log.1_1-2-3", inserts=None),
+                ],
+                "p=2": [_stat("p=2", "g3-0", "p=2/g3-0_1-2-3_001.parquet", inserts=0)],
+            }
+        ),
+        _datum({"": [_stat("", "g4-0", "g4-0_0-1-1_002.parquet")]}, operation="INSERT"),
+        _datum({}, operation=None),
+    ]
+    files = extract(records, SCHEMA)
+    assert files is not None
+    assert files.operations == ("UPSERT", "INSERT", None)
+    assert _rows(files) == [
+        (0, "p=1", "g1-0", "g1-0_1-2-3_001.parquet", 3),
+        (0, "p=1", "g2-0", ".g2-0_001.log.1_1-2-3", -1),
+        (0, "p=2", "g3-0", "g3-0_1-2-3_001.parquet", 0),
+        (1, "", "g4-0", "g4-0_0-1-1_002.parquet", 3),
+    ]
+
+
+def test_stats_naming_no_file_are_left_out() -> None:
+    records = [_datum({"p": [_stat("p", None, "p/x_1_2.parquet"), _stat("p", "x", None), _stat("p", "x", "")]})]
+    files = extract(records, SCHEMA)
+    assert files is not None and files.name == []
+
+
+def test_many_stats_outgrow_the_first_room() -> None:
+    stats = {f"p{k}": [_stat(f"p{k}", f"g{i}", f"p{k}/g{i}_1-0-1_001.parquet") for i in range(300)] for k in range(4)}
+    files = extract([_datum(stats)] * 3, SCHEMA)
+    assert files is not None
+    assert len(files.name) == 3 * 4 * 300
+    assert sorted(set(files.instant.tolist())) == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "stats",
+    [
+        pytest.param(None, id="no-map-of-stats"),
+        pytest.param({"p": [_stat("p", "", "p/x_1_2.parquet")]}, id="empty-file-id"),
+        pytest.param({"p": [_stat("q", "x", "p/x_1_2.parquet")]}, id="partition-not-the-key"),
+        pytest.param({"p": [_stat("p", "x", "../x_1_2.parquet")]}, id="path-leaves-the-table"),
+        pytest.param({"p": [_stat("p", "x", "/abs/x_1_2.parquet")]}, id="absolute-path"),
+        pytest.param({"p": [_stat("p", "x", "s3://b/x_1_2.parquet")]}, id="uri"),
+        pytest.param({"..": [_stat("..", "x", "x_1_2.parquet")]}, id="partition-leaves-the-table"),
+        pytest.param({"p": [_stat("p", "x", "p/y_1_2.parquet")]}, id="name-of-another-group"),
+        pytest.param({"p": [_stat("p", "x", "p/x_1_2.parquet", inserts=-1)]}, id="negative-count"),
+    ],
+)
+def test_what_the_checks_look_at_twice_is_left_to_them(stats: dict[str, Any] | None) -> None:
+    good = _datum({"p": [_stat("p", "g", "p/g_1_2.parquet")]})
+    assert extract([good], SCHEMA) is not None
+    assert extract([good, _datum(stats)], SCHEMA) is None
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda b: b[: len(b) // 2], id="truncated"),
+        pytest.param(lambda b: b"\x03" + b[1:], id="bad-union-branch"),
+        pytest.param(lambda b: b.replace(b"g_1_2", b"\xff\xfe_1_2"), id="not-utf8"),
+    ],
+)
+def test_bytes_that_do_not_decode_are_left_to_the_full_decode(damage: Callable[[bytes], bytes]) -> None:
+    good = _datum({"p": [_stat("p", "g", "p/g_1_2.parquet")]})
+    assert extract([damage(good)], SCHEMA) is None
+
+
+def test_schemas_it_does_not_know_are_left_to_the_full_decode() -> None:
+    record = _datum({"p": [_stat("p", "g", "p/g_1_2.parquet")]})
+    assert extract([record], json.dumps({"type": "record", "name": "R", "fields": []})) is None
+    assert extract([record], "not json") is None
+    odd = copy.deepcopy(COMMIT_METADATA_SCHEMA)
+    stat = odd["fields"][0]["type"][1]["values"]["items"]
+    for field in stat["fields"]:
+        if field["name"] == "numInserts":
+            field["type"] = ["null", "string"]
+    assert extract([record], json.dumps(odd)) is None
+
+
+def test_an_enum_operation_reads_as_its_symbol() -> None:
+    schema = copy.deepcopy(COMMIT_METADATA_SCHEMA)
+    symbols = ["INSERT", "UPSERT", "BULK_INSERT"]
+    schema["fields"][-1]["type"] = ["null", {"type": "enum", "name": "Op", "symbols": symbols}]
+    buf = io.BytesIO()
+    record = {"partitionToWriteStats": {"p": [_stat("p", "g", "p/g_1_2.parquet")]}, "operationType": "BULK_INSERT"}
+    fastavro.schemaless_writer(buf, fastavro.parse_schema(copy.deepcopy(schema)), record)
+    files = extract([buf.getvalue()], json.dumps(schema))
+    assert files is not None and files.operations == ("BULK_INSERT",)
+
+
+@pytest.mark.parametrize(
+    ("table_type", "version"),
+    [(COPY_ON_WRITE, 6), (MERGE_ON_READ, 6), (COPY_ON_WRITE, 9), (MERGE_ON_READ, 9)],
+)
+def test_every_write_of_a_long_lived_table_reads_as_the_full_decode(
+    tmp_path: Path, table_type: str, version: int
+) -> None:
+    spec = LongLivedSpec(table_type, version, commits=70, keys=600, rows_per_commit=20, clustering_every=25)
+    table = write_long_lived_table(tmp_path / "t", spec)
+
+    def timeline() -> hudi_ray.HudiTimeline:
+        return hudi_ray.HudiTableBuilder.from_base_uri(str(table.path)).build().get_timeline()
+
+    fast = timeline()
+    instants = every_write(fast, "test")
+    assert instants is not None
+    assert sum(i.archived for i in instants) > 30
+    archived = [i for i in instants if i.archived]
+    walked = fast.archive.write_files([i.timestamp for i in archived])
+    writes = [i for i in archived if i.action in ("commit", "deltacommit")]
+    assert sum(len(places) for places, _ in walked) == len(writes), "the compiled walk took every archived write"
+    got = fast.write_files(instants)
+    full = timeline()
+    expected = WriteFiles.of_stats(
+        [full.get_instant_metadata(i).get("operationType") for i in instants], [full.write_stats(i) for i in instants]
+    )
+    assert got.operations == expected.operations
+    assert _rows(got) == _rows(expected)
+    # A part of the sequence reads as that part of the whole.
+    some = instants[5:40]
+    assert _rows(fast.write_files(some)) == _rows(
+        WriteFiles.of_stats([None] * len(some), [full.write_stats(i) for i in some])
+    )
