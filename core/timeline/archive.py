@@ -26,10 +26,12 @@ fails).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import json
 import logging
 import re
+import struct
 import threading
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -50,7 +52,7 @@ from hudi_ray.core.exceptions import (
     HudiTimelineError,
     HudiUnsafePathError,
 )
-from hudi_ray.core.log_file import BlockType, read_log_blocks
+from hudi_ray.core.log_file import BlockType, LogBlock, read_log_blocks
 from hudi_ray.core.log_file.content import decode_avro_block
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import check_file_name, metadata_path_problem
@@ -620,6 +622,8 @@ def _records(content: bytes | memoryview, where: str) -> Iterable[bytes]:
 
 
 _ENTRY_INDEX = ("commitTime", "actionType", "actionState")
+_HEADER = struct.Struct(">ii")  # an Avro data block's content version and record count
+_LENGTH = struct.Struct(">i")
 
 
 def _parse_layout_1(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
@@ -628,7 +632,7 @@ def _parse_layout_1(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
     every instant, most of an archive's bytes); a record's metadata is decoded when
     asked. A corrupt block loses instants (and with them write stats a read may need):
     it fails the read, naming the file."""
-    out: dict[str, ArchivedEntry] = {}
+    blocks: list[tuple[LogBlock, list[bytes]]] = []
     for block in read_log_blocks(blob, where):
         if block.block_type is BlockType.CORRUPT:
             raise HudiCorruptFileError(f"Corrupt block at byte {block.offset} of archive file {where}")
@@ -638,11 +642,10 @@ def _parse_layout_1(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
             raise HudiCorruptFileError(f"{block_where} is not an Avro data block of archived instants")
         if block.schema is None:
             raise HudiCorruptFileError(f"{block_where} has no SCHEMA header")
-        records = list(_records(block.content, block_where))
-        try:
-            index = decode_avro_block(block, _ENTRY_INDEX)
-        except HudiSchemaError as exc:
-            raise HudiCorruptFileError(f"Cannot decode {block_where}: {exc}") from exc
+        blocks.append((block, list(_records(block.content, block_where))))
+    out: dict[str, ArchivedEntry] = {}
+    for block, records, index in _indexed(blocks):
+        block_where = block.where()
         if index.num_rows != len(records) or not {"commitTime", "actionType"} <= set(index.column_names):
             raise HudiCorruptFileError(f"{block_where} holds no instant times and actions of its records")
         n = index.num_rows
@@ -657,6 +660,44 @@ def _parse_layout_1(blob: bytes, where: str) -> dict[str, ArchivedEntry]:
                 raise HudiCorruptFileError(f"A record of {block_where} gives instant {ts} the state {state!r}")
             out.setdefault(ts, ArchivedEntry(ts, action, ts, where, raw=raw, schema=block.schema))
     return out
+
+
+def _indexed(blocks: list[tuple[LogBlock, list[bytes]]]) -> Iterable[tuple[LogBlock, list[bytes], pa.Table]]:
+    """Each block with its records' index columns. The blocks of one schema (an archive
+    file's usually are) are decoded as one block, a decoder call for the lot; where that
+    fails, block by block, so that the error names the block."""
+    start = 0
+    while start < len(blocks):
+        end = start + 1
+        while end < len(blocks) and blocks[end][0].schema == blocks[start][0].schema:
+            end += 1
+        run = blocks[start:end]
+        start = end
+        index = None
+        if len(run) > 1:
+            count = sum(len(records) for _, records in run)
+            # Rebuilt from the records each block's framing gave, so no byte outside them is read.
+            framed = (_LENGTH.pack(len(r)) + r for _, records in run for r in records)
+            merged = _HEADER.pack(1, count) + b"".join(framed)
+            try:
+                index = decode_avro_block(dataclasses.replace(run[0][0], content=merged), _ENTRY_INDEX)
+            except HudiCoreError:
+                index = None
+        if index is None:
+            for block, records in run:
+                yield block, records, _block_index(block)
+            continue
+        at = 0
+        for block, records in run:
+            yield block, records, index.slice(at, len(records))
+            at += len(records)
+
+
+def _block_index(block: LogBlock) -> pa.Table:
+    try:
+        return decode_avro_block(block, _ENTRY_INDEX)
+    except HudiSchemaError as exc:
+        raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
 
 
 def archive_errors() -> tuple[type[HudiCoreError], ...]:
