@@ -1,6 +1,7 @@
-"""Every real table reads the same after archival: with any prefix of its completed
-instants moved off the active timeline into the archive of its layout, as Apache
-Hudi's archiver moves them, and with that archive then deleted.
+"""Every real table, and long-lived tables of the test kit, read the same after
+archival: with any prefix of their completed instants moved off the active timeline
+into the archive of their layout, as Apache Hudi's archiver moves them, and with that
+archive then deleted.
 
 The expected rows are the table's own reads before archival (which the oracle and
 SQL tests check against hudi-rs and the tables' SQL); snapshot, read-optimized, time
@@ -17,17 +18,24 @@ import pytest
 
 from hudi_ray import HudiReadOptions, HudiTableBuilder
 from hudi_ray.core.exceptions import HudiCoreError
+from hudi_ray.core.file_group.integrity import cleaned_files
 from hudi_ray.core.timeline.timestamps import START_OF_TIME
 from hudi_testkit.archive import archive_instants, delete_archive
+from hudi_testkit.longlived import COPY_ON_WRITE, MERGE_ON_READ, LongLivedSpec, write_long_lived_table
 from tests.support import READ_OPTIMIZED, TablePath, all_table_names, row_set
 
 TABLES = [n for n in all_table_names() if not n.endswith("_empty")]
 INCREMENTAL = "hoodie.read.query.type"
 
 
-def _reads(path: Path, times: list[str], completions: list[str], listed: bool = False) -> dict[str, list[str] | str]:
+def _reads(
+    path: Path, times: list[str], completions: list[str], listed: bool = False, every: int = 1
+) -> dict[str, list[str] | str]:
     """Row sets by read; the error where the read fails. ``listed``: plan from storage
-    listings, not the metadata table."""
+    listings, not the metadata table. ``every``: time travel to, and incremental reads
+    from, every so many instants (and the last)."""
+    times = [*times[:-1:every], times[-1]] if times else times
+    completions = [*completions[:-1:every], completions[-1]] if completions else completions
     builder = HudiTableBuilder.from_base_uri(str(path))
     table = (builder.with_hudi_option("hoodie.metadata.enable", "false") if listed else builder).build()
     cases: dict[str, HudiReadOptions] = {
@@ -84,11 +92,46 @@ def _differences(expected: dict[str, list[str] | str], got: dict[str, list[str] 
 
 @pytest.mark.parametrize("name", TABLES)
 def test_reads_unchanged_by_archival(name: str, table_path: TablePath, tmp_path: Path) -> None:
-    source = table_path(name)
+    _check_every_prefix(table_path(name), tmp_path)
+
+
+# Long-lived tables written with nothing archived, then archived a prefix at a time.
+GENERATED = {
+    f"{'mor' if kind == MERGE_ON_READ else 'cow'}-v{version}": LongLivedSpec(
+        kind,
+        version,
+        commits=28,
+        keys=400,
+        rows_per_commit=20,
+        compaction_every=4,
+        clustering_every=12,
+        clean_retained=6,
+        rollback_every=11,
+        archive=False,
+    )
+    for kind in (COPY_ON_WRITE, MERGE_ON_READ)
+    for version in (6, 9)
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED))
+def test_generated_reads_unchanged_by_archival(name: str, tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    write_long_lived_table(source, GENERATED[name])
+    _check_every_prefix(source, tmp_path, every=5, deleted_every=4)
+
+
+def _check_every_prefix(source: Path, tmp_path: Path, every: int = 1, deleted_every: int = 1) -> None:
     work = tmp_path / "t"
     shutil.copytree(source, work)
     times, completions, completed = _completed(work)
-    expected = _reads(work, times, completions)
+    # Time travel only to instants still answerable: a clean removed what older ones read
+    # (before archival the clean says so and the read gives what is left; once the clean
+    # is archived, it fails naming the file).
+    timeline = HudiTableBuilder.from_base_uri(str(work)).build().get_timeline()
+    retained = cleaned_files(timeline).earliest_retained
+    times = [t for t in times if t >= retained]
+    expected = _reads(work, times, completions, every=every)
     # Some reads must succeed: a baseline of errors would prove nothing.
     assert isinstance(expected["snapshot"], list)
     failures: list[str] = []
@@ -106,15 +149,17 @@ def test_reads_unchanged_by_archival(name: str, table_path: TablePath, tmp_path:
             for rel in cleaned:
                 (before / rel).unlink()
                 (work / rel).unlink(missing_ok=True)
-            expected = _reads(before, times, completions, listed=True)
+            expected = _reads(before, times, completions, listed=True, every=every)
             shutil.rmtree(before)
         archive_instants(work, 1)
-        got = _reads(work, times, completions, listed=bool(cleaned))
+        got = _reads(work, times, completions, listed=bool(cleaned), every=every)
         failures += [f"{count} archived: {d}" for d in _differences(expected, got)]
+        if count % deleted_every:
+            continue
         gone = tmp_path / f"gone{count}"
         shutil.copytree(work, gone)
         delete_archive(gone)
-        got = _reads(gone, times, completions, listed=bool(cleaned))
+        got = _reads(gone, times, completions, listed=bool(cleaned), every=every)
         # With the archive lost, a read gives the rows it gave before or fails naming
         # what is missing, never other rows: an incremental read or time travel into the
         # lost history, and a read of a log file whose slice depends on its archived delta commit's
