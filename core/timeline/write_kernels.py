@@ -61,6 +61,20 @@ def _emit(events, n, mark, a, b, record):  # type: ignore[no-untyped-def]
     events[n, E_RECORD] = record
 
 
+@nb.njit(inline="always", **_OPTIONS)
+def _sized(addr, p, end):  # type: ignore[no-untyped-def]
+    """(status, length, position after the length) of the string or bytes at ``p``."""
+    raw, p = _varint(addr, p, end)
+    if p < 0:
+        return _failed(p), np.int64(0), p
+    size = _zigzag(raw)
+    if size < 0:
+        return NEGATIVE_LENGTH, size, p
+    if size > end - p:
+        return PAST_RECORD, size, p
+    return OK, size, p
+
+
 @nb.njit(
     nt.UniTuple(nt.int64, 4)(
         _BYTES_IN,  # buf
@@ -113,14 +127,9 @@ def extract(buf, starts, ends, first, root, nodes, children, marks, stack, event
                 elif kind == OP_DOUBLE:
                     p += 8
                 elif kind == OP_BYTES:
-                    raw, p = _varint(addr, p, end)
-                    if p < 0:
-                        return _failed(p), r, p, before
-                    size = _zigzag(raw)
-                    if size < 0:
-                        return NEGATIVE_LENGTH, r, p, before
-                    if size > end - p:
-                        return PAST_RECORD, r, p, before
+                    status, size, p = _sized(addr, p, end)
+                    if status != OK:
+                        return status, r, p, before
                     if mark >= 0:
                         _emit(events, n, mark, p, size, r)
                         n += 1
@@ -183,14 +192,9 @@ def extract(buf, starts, ends, first, root, nodes, children, marks, stack, event
                 stack[top - 1, 1] = count
             stack[top - 1, 1] -= 1
             if kind == NODE_MAP:
-                raw, p = _varint(addr, p, end)
-                if p < 0:
-                    return _failed(p), r, p, before
-                size = _zigzag(raw)
-                if size < 0:
-                    return NEGATIVE_LENGTH, r, p, before
-                if size > end - p:
-                    return PAST_RECORD, r, p, before
+                status, size, p = _sized(addr, p, end)
+                if status != OK:
+                    return status, r, p, before
                 if marks[frame] >= 0:
                     _emit(events, n, marks[frame], p, size, r)
                     n += 1
