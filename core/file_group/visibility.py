@@ -42,10 +42,14 @@ class Visibility:
 
 
 def visibility_of(
-    timeline: HudiTimeline, instants: Iterable[HudiInstant], hidden: Iterable[HudiInstant] = ()
+    timeline: HudiTimeline,
+    instants: Iterable[HudiInstant],
+    hidden: Iterable[HudiInstant] = (),
+    history: bool = False,
 ) -> Visibility:
     """Visibility of exactly ``instants`` (plus archived history, but for the archived
-    instants ``hidden``)."""
+    instants ``hidden``). ``history``: the read reaches before the active timeline, and
+    the archived rollbacks apply (they do wherever an instant chosen or hidden is archived)."""
     chosen = list(instants)
     hidden = list(hidden)
     every = timeline.instants + timeline.pending
@@ -57,7 +61,7 @@ def visibility_of(
         timeline_start=min((i.timestamp for i in every), default=None),
         hidden=frozenset(i.timestamp for i in hidden),
         archived=archived,
-        rolled_back=timeline.archived_rollbacks() if archived or hidden else frozenset(),
+        rolled_back=timeline.archived_rollbacks() if archived or hidden or history else frozenset(),
     )
 
 
@@ -65,9 +69,11 @@ def snapshot_visibility(timeline: HudiTimeline, as_of: str | None) -> Visibility
     """Completed data instants up to ``as_of`` (instant time), or all of them. Time
     travel to before the active timeline reads the archived instants up to it."""
     data = timeline.data_instants
+    history = False
     if as_of is not None:
         data = [i for i in data if i.timestamp <= as_of]
-        if timeline.start is not None and as_of < timeline.start and timeline.archive.is_present():
+        history = timeline.start is not None and as_of < timeline.start and timeline.archive.is_present()
+        if history:
             data = [i for i in timeline.archived_data_instants() if i.timestamp <= as_of] + data
-    vis = visibility_of(timeline, data)
+    vis = visibility_of(timeline, data, history=history)
     return dataclasses.replace(vis, upper=as_of)

@@ -18,7 +18,7 @@ from collections.abc import Collection
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_ray.core.exceptions import HudiCorruptFileError
+from hudi_ray.core.exceptions import HudiCorruptFileError, HudiStorageError
 from hudi_ray.core.storage import Storage
 
 # Bytes read from each end of a file first: the index columns of a file of a few
@@ -29,7 +29,7 @@ _MAGIC = b"PAR1"
 _FOOTER_LENGTH = struct.Struct("<i")
 
 
-class _NotThatSize(Exception):
+class _NotThatSize(HudiCorruptFileError):
     """The file's bytes do not end where its manifest says."""
 
 
@@ -55,8 +55,10 @@ class LsmFile:
             found = cls(storage, rel, size)
             try:
                 await found.open(columns)
-            except _NotThatSize:
-                found = None  # the manifest's size is wrong: the file's own bytes decide
+            except (_NotThatSize, HudiStorageError):
+                # The manifest's size is wrong (a store answers a range past the end with an
+                # error): the file's own bytes decide.
+                found = None
         if found is None:
             data = await storage.read_bytes_async(rel)
             found = cls(storage, rel, len(data))
@@ -89,7 +91,10 @@ class LsmFile:
         with self._lock:
             for (a, b), data in zip(ranges, pieces):
                 if len(data) != b - a:
-                    raise _NotThatSize(f"{len(data)} bytes at offset {a}, not {b - a}")
+                    raise _NotThatSize(
+                        f"Archived timeline file {self.where} does not hold the {self.size} bytes its manifest "
+                        f"says: {len(data)} at offset {a}, not {b - a}"
+                    )
                 self._data[a:b] = data
                 self._have.append((a, b))
             self._file = None
@@ -122,7 +127,10 @@ class LsmFile:
     def _footer_range(self) -> tuple[int, int]:
         tail = bytes(self._data[self.size - 8 :]) if self.size >= 8 else b""
         if len(tail) != 8 or tail[4:] != _MAGIC:
-            raise _NotThatSize("no Parquet footer where the file would end")
+            raise _NotThatSize(
+                f"Archived timeline file {self.where} has no Parquet footer at byte {self.size}, "
+                "where its manifest says it ends"
+            )
         length = _FOOTER_LENGTH.unpack_from(tail, 0)[0]
         if not 0 < length <= self.size - 12:
             raise HudiCorruptFileError(f"Archived timeline file {self.where} declares a footer of {length} bytes")
@@ -155,10 +163,12 @@ class LsmFile:
                     chunk = group.column(c)
                     if chunk.path_in_schema not in columns:
                         continue
-                    offsets = [chunk.data_page_offset]
-                    if chunk.has_dictionary_page and chunk.dictionary_page_offset is not None:
-                        offsets.append(chunk.dictionary_page_offset)
-                    start = min(offsets)
+                    # Where Arrow starts reading a chunk: its dictionary page only when that
+                    # lies before its first data page (some writers leave the offset 0).
+                    start = chunk.data_page_offset
+                    dictionary = chunk.dictionary_page_offset if chunk.has_dictionary_page else None
+                    if dictionary is not None and 0 < dictionary < start:
+                        start = dictionary
                     end = start + chunk.total_compressed_size
                     if not 0 <= start < end <= self.size:
                         raise HudiCorruptFileError(

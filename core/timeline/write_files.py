@@ -33,7 +33,6 @@ from hudi_ray.core.log_file.avro_program import (
     NODE_UNION,
     OK,
     OP_ENUM,
-    OP_FIXED,
     OP_INT,
     OP_LONG,
     OP_NULL,
@@ -58,6 +57,9 @@ _INSERTS = _COUNT + _COUNTS.index("numInserts")
 _STRINGS = {"fileId": _FILE_ID, "path": _PATH, "partitionPath": _PARTITION}
 
 _KERNELS = "hudi_ray.core.timeline.write_kernels"
+# Paths the checks would refuse (a scheme, an absolute path, a "." or ".." part), and
+# more (any ":"): those commits go to the checks.
+_UNSAFE = r"(^/)|:|(^|/)\.\.?(/|$)"
 _MAX_DEPTH = 32
 
 
@@ -129,66 +131,93 @@ class _Program:
     nodes: np.ndarray
     children: np.ndarray
     marks: np.ndarray
+    text: np.ndarray  # uint8 per node: 1 for strings, checked as UTF-8
     depth: int
     operation_symbols: tuple[str, ...] | None  # operationType as an enum: its symbols
 
 
 class _Marker(_Builder):
     """The node table of a schema, marking the nodes of the fields the guards need: those
-    under ``prefix`` + partitionToWriteStats, and ``prefix`` + operationType."""
+    under ``prefix`` + partitionToWriteStats, and ``prefix`` + operationType. It refuses
+    (``UnsupportedSchema``) any shape of those, or of extraMetadata, that the full decode
+    would read as something its checks look at: those schemas go to the full decode."""
 
     def __init__(self, prefix: tuple[str, ...]) -> None:
         super().__init__()
         self.stats = (*prefix, STATS_FIELD)
         self.operation = (*prefix, "operationType")
+        self.extra = (*prefix, "extraMetadata")
         self.marks: dict[int, int] = {}
+        self.text: set[int] = set()  # string nodes: checked as UTF-8 as fastavro decodes them
         self.symbols: tuple[str, ...] | None = None
         self.levels = 0
 
-    def walk(self, t: Any, namespace: str | None, path: tuple[str, ...], level: int) -> int:
+    def walk(self, t: Any, namespace: str | None, path: tuple[str, ...], level: int, role: str = "") -> int:
+        """The node of a value of type ``t`` at field path ``path``; ``role`` says what
+        in the write stats' map it is ("values", "items"), where that matters."""
         if len(path) > _MAX_DEPTH:
             raise UnsupportedSchema("nested too deep")
         self.levels = max(self.levels, level)
         t, namespace = self.resolve(t, namespace)
+        at_stats = path == self.stats
         if isinstance(t, list):
+            if at_stats and role:
+                raise UnsupportedSchema(f"a union as the {role} of {STATS_FIELD}")
             branches = [self.walk(b, namespace, path, level) for b in t]
             return self._add(NODE_UNION, len(branches), branches, zero=False)
         kind = t if isinstance(t, str) else t["type"]
+        logical = t.get("logicalType") if isinstance(t, dict) else None
+        checked = path[:-1] == self.stats and path[-1] in (*_STRINGS, *_COUNTS)
+        if (checked or path in (self.operation, self.extra)) and logical is not None:
+            raise UnsupportedSchema(f"{path[-1]} with logical type {logical}")
         if kind in ("record", "error"):
+            if checked or path in (self.operation, self.extra) or (at_stats and role != "items"):
+                raise UnsupportedSchema(f"{path[-1]} as a record")
             inner = self.register(t, namespace)
             fields = [self.walk(f["type"], inner, (*path, f["name"]), level + 1) for f in t.get("fields", [])]
             zero = all(self.nodes[f][3] for f in fields)
             at = self._add(NODE_RECORD, len(fields), fields, zero=zero)
-            if path == self.stats:
+            if at_stats:
                 self.marks[at] = _STAT
             return at
         if kind == "array":
-            items = self.walk(t["items"], namespace, path, level + 1)
+            if checked or path in (self.operation, self.extra) or (at_stats and role != "values"):
+                raise UnsupportedSchema(f"{path[-1]} as an array")
+            items = self.walk(t["items"], namespace, path, level + 1, "items" if at_stats else "")
             return self._add(NODE_ARRAY, 0, [items], zero=False, inline=True)
         if kind == "map":
-            values = self.walk(t["values"], namespace, path, level + 1)
+            if checked or path == self.operation or (at_stats and role) or (path == self.extra and role):
+                raise UnsupportedSchema(f"{path[-1]} as a map")
+            inner_role = "values" if at_stats or path == self.extra else ""
+            values = self.walk(t["values"], namespace, path, level + 1, inner_role)
             at = self._add(NODE_MAP, 0, [values], zero=False, inline=True)
-            if path == self.stats:
+            if at_stats:
                 self.marks[at] = _STATS
             return at
         at = self.node(t, namespace, level)  # a primitive, enum or fixed: no nesting
         op = self.nodes[at][0]
-        if path[:-1] == self.stats and op not in (OP_NULL, OP_FIXED):
+        if kind == "string":
+            self.text.add(at)
+        if at_stats and role:
+            raise UnsupportedSchema(f"{kind} as the {role} of {STATS_FIELD}")
+        if checked and op != OP_NULL:
             name = path[-1]
             if name in _STRINGS and kind == "string":
                 self.marks[at] = _STRINGS[name]
             elif name in _COUNTS and op in (OP_INT, OP_LONG):
                 self.marks[at] = _COUNT + _COUNTS.index(name)
-            elif name in _STRINGS or name in _COUNTS:
+            else:
                 raise UnsupportedSchema(f"write stat field {name} of type {kind}")
-        elif path == self.operation:
+        elif path == self.operation and op != OP_NULL:
             if kind == "string":
                 self.marks[at] = _OPERATION
             elif op == OP_ENUM:
                 self.marks[at] = _OPERATION
                 self.symbols = tuple(t["symbols"])
-            elif op != OP_NULL:
+            else:
                 raise UnsupportedSchema(f"operationType of type {kind}")
+        elif path == self.extra and op != OP_NULL and (kind != "string" or not role):
+            raise UnsupportedSchema(f"extraMetadata holding {kind}")
         return at
 
 
@@ -211,6 +240,7 @@ def _program(schema_text: str, prefix: tuple[str, ...]) -> _Program | None:
         nodes=np.array(marker.nodes, dtype=np.int64).reshape(-1, 4),
         children=np.array(marker.children, dtype=np.int64),
         marks=np.array([marker.marks.get(i, -1) for i in range(len(marker.nodes))], dtype=np.int64),
+        text=np.array([i in marker.text for i in range(len(marker.nodes))], dtype=np.uint8),
         depth=marker.levels + 2,
         operation_symbols=marker.symbols,
     )
@@ -245,7 +275,17 @@ def _walk(program: _Program, buf: np.ndarray, starts: np.ndarray, ends: np.ndarr
     while True:
         events = np.empty((capacity, 4), dtype=np.int64)
         status, record, _, n = k.extract(
-            buf, starts, ends, first, program.root, program.nodes, program.children, program.marks, stack, events
+            buf,
+            starts,
+            ends,
+            first,
+            program.root,
+            program.nodes,
+            program.children,
+            program.marks,
+            program.text,
+            stack,
+            events,
         )
         parts.append(events[:n])
         if status == OK:
@@ -309,6 +349,7 @@ def _columns(program: _Program, buf: np.ndarray, ev: np.ndarray, count: int) -> 
         if (last_key < 0).any():
             return None
         partition = _strings(buf, a[last_key], b[last_key])
+        every_key = _strings(buf, a[keys], b[keys])
         op_at = np.full(count, -1, dtype=np.int64)
         op_size = np.zeros(count, dtype=np.int64)
         sel = mark == _OPERATION
@@ -316,6 +357,13 @@ def _columns(program: _Program, buf: np.ndarray, ev: np.ndarray, count: int) -> 
         op_size[record[sel]] = b[sel]
         operations = _operations(program, buf, op_at, op_size)
     except (pa.ArrowInvalid, UnicodeDecodeError):
+        return None
+    # Every partition is checked, named files or not; a partition listed twice in one
+    # commit is decoded as its last listing alone.
+    if pc.any(pc.match_substring_regex(every_key, _UNSAFE)).as_py():
+        return None
+    listed = pa.table({"record": record[keys], "key": every_key})
+    if listed.group_by(["record", "key"]).aggregate([]).num_rows != listed.num_rows:
         return None
     for i in range(len(_COUNTS)):
         got, counts = value(_COUNT + i)
@@ -337,9 +385,8 @@ def _columns(program: _Program, buf: np.ndarray, ev: np.ndarray, count: int) -> 
     kept_stated, kept_partition = stated.filter(names_file), partition.filter(names_file)
     if pc.any(pc.and_(kept_stated.is_valid(), pc.not_equal(kept_stated, kept_partition))).as_py():
         return None
-    for values in (kept_path, kept_partition):
-        if pc.any(pc.match_substring_regex(values, r"(^/)|:|(^|/)\.\.?(/|$)")).as_py():
-            return None
+    if pc.any(pc.match_substring_regex(kept_path, _UNSAFE)).as_py():
+        return None
     k = compiled.load(_KERNELS)
     path_at, path_size = field(_PATH)
     id_at, id_size = field(_FILE_ID)
@@ -366,7 +413,7 @@ def _result(
     inserts: np.ndarray,
 ) -> WriteFiles:
     kept_path = path.filter(keep)
-    names = pc.replace_substring_regex(kept_path, r"^.*/", "")
+    names = pc.replace_substring_regex(kept_path, r"(?s)^.*/", "")
     return WriteFiles(
         operations=operations,
         instant=stat_record[keep],

@@ -16,6 +16,7 @@ from hudi_ray.core.log_file.avro_kernels import _failed, _varint, _zigzag
 from hudi_ray.core.log_file.avro_program import (
     BAD_BRANCH,
     BAD_COUNT,
+    ENUM_RANGE,
     N_ARG,
     N_CHILD,
     N_KIND,
@@ -45,6 +46,10 @@ _BYTES_IN = nt.Array(nt.uint8, 1, "C", readonly=True)
 _I64_IN = nt.Array(nt.int64, 1, "C", readonly=True)
 _I64_2D_IN = nt.Array(nt.int64, 2, "C", readonly=True)
 _I64_2D = nt.Array(nt.int64, 2, "C")
+_U8_IN = nt.Array(nt.uint8, 1, "C", readonly=True)
+
+# Statuses of this module's own, beside those of ``avro_program``.
+BAD_TEXT = 64  # a string that is not UTF-8
 
 # Columns of an event row.
 E_MARK = 0
@@ -59,6 +64,46 @@ def _emit(events, n, mark, a, b, record):  # type: ignore[no-untyped-def]
     events[n, E_A] = a
     events[n, E_B] = b
     events[n, E_RECORD] = record
+
+
+@nb.njit(inline="always", **_OPTIONS)
+def _utf8(buf, start, size):  # type: ignore[no-untyped-def]
+    """Whether ``size`` bytes at ``start`` are UTF-8 (as Python decodes it: no surrogates,
+    no overlong forms, nothing above U+10FFFF)."""
+    i = start
+    end = start + size
+    while i < end:
+        b = buf[i]
+        if b < 0x80:
+            i += 1
+            continue
+        if 0xC2 <= b <= 0xDF:
+            n, lo, hi = 1, 0x80, 0xBF
+        elif b == 0xE0:
+            n, lo, hi = 2, 0xA0, 0xBF
+        elif b == 0xED:
+            n, lo, hi = 2, 0x80, 0x9F
+        elif 0xE1 <= b <= 0xEF:
+            n, lo, hi = 2, 0x80, 0xBF
+        elif b == 0xF0:
+            n, lo, hi = 3, 0x90, 0xBF
+        elif b == 0xF4:
+            n, lo, hi = 3, 0x80, 0x8F
+        elif 0xF1 <= b <= 0xF3:
+            n, lo, hi = 3, 0x80, 0xBF
+        else:
+            return False
+        if i + n >= end:
+            return False
+        c = buf[i + 1]
+        if c < lo or c > hi:
+            return False
+        for k in range(2, n + 1):
+            c = buf[i + k]
+            if c < 0x80 or c > 0xBF:
+                return False
+        i += n + 1
+    return True
 
 
 @nb.njit(inline="always", **_OPTIONS)
@@ -85,12 +130,13 @@ def _sized(addr, p, end):  # type: ignore[no-untyped-def]
         _I64_2D_IN,  # nodes
         _I64_IN,  # children
         _I64_IN,  # marks of the nodes (-1: none)
+        _U8_IN,  # 1 for the nodes of strings, checked as UTF-8
         _I64_2D,  # stack
         _I64_2D,  # events (out)
     ),
     **_OPTIONS,
 )
-def extract(buf, starts, ends, first, root, nodes, children, marks, stack, events):  # type: ignore[no-untyped-def]
+def extract(buf, starts, ends, first, root, nodes, children, marks, text, stack, events):  # type: ignore[no-untyped-def]
     """Events of the marked values of records ``first`` on: a marked string (its
     position and length), int, long or enum (its value), record (its start) or map (its
     start, then each key as a string). Returns (status, record, position, events); on ``OVERFLOW`` the
@@ -119,6 +165,8 @@ def extract(buf, starts, ends, first, root, nodes, children, marks, stack, event
                     raw, p = _varint(addr, p, end)
                     if p < 0:
                         return _failed(p), r, p, before
+                    if kind == OP_ENUM and not 0 <= _zigzag(raw) < nodes[cur, N_ARG]:
+                        return ENUM_RANGE, r, p, before
                     if mark >= 0:
                         _emit(events, n, mark, _zigzag(raw), 0, r)
                         n += 1
@@ -130,6 +178,8 @@ def extract(buf, starts, ends, first, root, nodes, children, marks, stack, event
                     status, size, p = _sized(addr, p, end)
                     if status != OK:
                         return status, r, p, before
+                    if text[cur] and not _utf8(buf, p, size):
+                        return BAD_TEXT, r, p, before
                     if mark >= 0:
                         _emit(events, n, mark, p, size, r)
                         n += 1
@@ -195,6 +245,8 @@ def extract(buf, starts, ends, first, root, nodes, children, marks, stack, event
                 status, size, p = _sized(addr, p, end)
                 if status != OK:
                     return status, r, p, before
+                if not _utf8(buf, p, size):
+                    return BAD_TEXT, r, p, before
                 if marks[frame] >= 0:
                     _emit(events, n, marks[frame], p, size, r)
                     n += 1
@@ -203,13 +255,29 @@ def extract(buf, starts, ends, first, root, nodes, children, marks, stack, event
     return OK, len(starts), 0, n
 
 
+@nb.njit(inline="always", **_OPTIONS)
+def _log_at(buf, k, end):  # type: ignore[no-untyped-def]
+    """Whether ``.log.`` is at ``k``."""
+    return (
+        k + 5 <= end
+        and buf[k] == 0x2E
+        and buf[k + 1] == 0x6C
+        and buf[k + 2] == 0x6F
+        and buf[k + 3] == 0x67
+        and buf[k + 4] == 0x2E
+    )
+
+
 @nb.njit(
     nt.boolean[:](_BYTES_IN, _I64_IN, _I64_IN, _I64_IN, _I64_IN),
     **_OPTIONS,
 )
 def names_file_id(buf, path_at, path_len, id_at, id_len):  # type: ignore[no-untyped-def]
-    """Whether each path's file name starts with its file id then ``_`` (a base file) or
-    with ``.``, the file id, then ``_`` (a log file): the names Hudi gives a group's files."""
+    """Whether each path's file name is one Hudi gives a file of the stat's group, read
+    as the name parsers read it: ``<fileId>_<token>_<instant>.<ext>`` (the id is what
+    precedes the name's last two ``_``) or ``.<fileId>_<instant>.log.<rest>`` (the id
+    is what precedes the only ``_<digits>.log.``). False also where the name is of
+    neither shape."""
     out = np.zeros(len(path_at), dtype=np.bool_)
     for i in range(len(path_at)):
         start = path_at[i]
@@ -219,7 +287,8 @@ def names_file_id(buf, path_at, path_len, id_at, id_len):  # type: ignore[no-unt
             if buf[k] == 0x2F:  # '/'
                 name = k + 1
                 break
-        if name < end and buf[name] == 0x2E:  # '.': a log file
+        log = name < end and buf[name] == 0x2E  # '.'
+        if log:
             name += 1
         size = id_len[i]
         if size == 0 or name + size >= end or buf[name + size] != 0x5F:  # '_'
@@ -229,5 +298,25 @@ def names_file_id(buf, path_at, path_len, id_at, id_len):  # type: ignore[no-unt
             if buf[name + k] != buf[id_at[i] + k]:
                 same = False
                 break
-        out[i] = same
+        if not same:
+            continue
+        rest = name + size + 1
+        if log:
+            k = rest
+            while k < end and 0x30 <= buf[k] <= 0x39:  # the instant's digits
+                k += 1
+            if k == rest or not _log_at(buf, k, end):
+                continue
+            again = False
+            for j in range(k + 1, end):
+                if _log_at(buf, j, end):
+                    again = True
+                    break
+            out[i] = not again
+        else:
+            underscores = 0
+            for k in range(rest, end):
+                if buf[k] == 0x5F:
+                    underscores += 1
+            out[i] = underscores == 1
     return out

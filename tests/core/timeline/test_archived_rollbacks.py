@@ -12,13 +12,18 @@ written by a completed instant: it shows what such files hold, as hudi-rs does.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 import hudi_ray
 from hudi_ray.core.exceptions import HudiCorruptFileError
 from hudi_ray.core.timeline.archive import _rolled_back_instants
 from hudi_ray.core.timeline.timeline import HudiTimeline
+from hudi_testkit import services
+from hudi_testkit.archive import archive_instants
+from hudi_testkit.cow import CowTableSpec, CowTableWriter
 from hudi_testkit.longlived import COPY_ON_WRITE, MERGE_ON_READ, LongLivedSpec, LongLivedTable, write_long_lived_table
 from tests.testkit.test_longlived import _diff, _only_keys, _ours, _rows, _state_as_of, _theirs
 
@@ -146,3 +151,27 @@ def test_malformed_rollback_metadata_names_the_instant(meta: dict[str, object]) 
 def test_rollback_metadata_names_both_lists() -> None:
     meta = {"commitsRollback": ["1"], "instantsRollback": [{"commitTime": "2", "action": "deltacommit"}]}
     assert _rolled_back_instants(meta, "here") == ["1", "2"]
+
+
+@pytest.mark.parametrize("version", [6, 9])
+def test_time_travel_before_every_archived_write_leaves_rolled_back_files_out(tmp_path: Path, version: int) -> None:
+    """A failed first write, its rollback (deletes failed), then commits; everything but
+    the newest archived: as of between the failed write and the first commit, there are no
+    rows, though the failed write's file is older than the active timeline."""
+    spec = CowTableSpec("t", "key", "part", table_version=version)
+    writer = CowTableWriter.create(tmp_path / "t", spec, _ROWS.schema)
+    failed = services.failed_write(writer, lambda: writer.upsert(_ROWS, commit_time="20240101000000100"))
+    services.rollback(writer, "20240101000000200", "20240101000000250", failed, leave_files=True)
+    writer.upsert(_ROWS, commit_time="20240101000000300")
+    writer.upsert(_ROWS.set_column(2, "value", pa.array([7, 8])), commit_time="20240101000000400")
+    assert all((tmp_path / "t" / s.path).exists() for s in failed.write_stats if s.path)
+    archive_instants(tmp_path / "t", 2)
+    table = hudi_ray.HudiTableBuilder.from_base_uri(str(tmp_path / "t")).build()
+    assert table.get_timeline().start == "20240101000000400"
+    options = hudi_ray.HudiReadOptions().with_as_of_timestamp("20240101000000150")
+    assert sum(b.num_rows for b in table.read(options)) == 0
+    options = hudi_ray.HudiReadOptions().with_as_of_timestamp("20240101000000300")
+    assert sorted(pa.Table.from_batches(table.read(options))["value"].to_pylist()) == [1, 2]
+
+
+_ROWS = pa.table({"key": ["a", "b"], "part": ["p", "p"], "value": [1, 2]})

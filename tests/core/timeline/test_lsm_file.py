@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hudi_ray.core.exceptions import HudiCorruptFileError
+from hudi_ray.core.exceptions import HudiCorruptFileError, HudiStorageError
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.timeline import lsm_file
 from hudi_ray.core.timeline.lsm_file import LsmFile
@@ -136,3 +136,24 @@ def test_missing_ranges_are_merged_and_exact(tmp_path: Path) -> None:
     assert lsm._missing([(120, 280), (550, 590)]) == []
     assert lsm._missing([(50, 120), (290, 510)]) == [(50, 100), (300, 500)]
     assert lsm._missing([(700, 800), (800, 900)]) == [(700, 900)]
+
+
+def test_a_store_refusing_a_range_past_the_end_reads_the_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Object stores answer a range past the object's end with an error, not fewer bytes."""
+    written = _write(tmp_path / "f.parquet")
+    size = (tmp_path / "f.parquet").stat().st_size
+    storage = Storage(str(tmp_path))
+    seen = _Recorded(storage, monkeypatch)
+    ranged = storage.read_range_async
+
+    async def strict(rel: str, start: int, end: int) -> bytes:
+        if end > size:
+            raise HudiStorageError(f"range {start}-{end} of {rel} is not satisfiable")
+        return await ranged(rel, start, end)
+
+    monkeypatch.setattr(storage, "read_range_async", strict)
+    lsm = _open(storage, size + 100_000)
+    assert lsm.size == size and seen.whole == 1
+    assert lsm.read(INDEX).equals(written.select(INDEX))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 
 import hudi_ray
 from hudi_ray.core.table.record_index import every_write
+from hudi_ray.core.timeline.timeline import validate_commit_metadata
 from hudi_ray.core.timeline.write_files import WriteFiles, extract
 from hudi_testkit.longlived import COPY_ON_WRITE, MERGE_ON_READ, LongLivedSpec, write_long_lived_table
 from hudi_testkit.metadata import COMMIT_METADATA_SCHEMA
@@ -167,3 +169,206 @@ def test_every_write_of_a_long_lived_table_reads_as_the_full_decode(
     assert _rows(fast.write_files(some)) == _rows(
         WriteFiles.of_stats([None] * len(some), [full.write_stats(i) for i in some])
     )
+
+
+# -- what the full decode refuses or reads otherwise is never taken ----------------------------
+
+
+def _full(record: bytes, schema: dict[str, Any] = COMMIT_METADATA_SCHEMA) -> list[tuple[str, str, str, int]] | str:
+    """What the full decode and its checks make of ``record``: the rows, or the error."""
+    try:
+        meta = fastavro.schemaless_reader(io.BytesIO(record), fastavro.parse_schema(copy.deepcopy(schema)))
+        stats = validate_commit_metadata(meta, "commit", "here")
+    except Exception as exc:  # the full decode's errors, whatever they are
+        return type(exc).__name__
+    rows = [(s["partitionPath"], s["fileId"], s["path"].rsplit("/", 1)[-1], s.get("numInserts")) for s in stats]
+    return sorted((p, f, n, -1 if i is None else i) for p, f, n, i in rows)
+
+
+def _fast(record: bytes, schema: dict[str, Any] = COMMIT_METADATA_SCHEMA) -> list[tuple[str, str, str, int]] | None:
+    files = extract([record], json.dumps(schema))
+    if files is None:
+        return None
+    return sorted(zip(files.partition, files.file_id, files.name, files.inserts.tolist()))
+
+
+def _agrees(record: bytes, schema: dict[str, Any] = COMMIT_METADATA_SCHEMA) -> bool:
+    fast = _fast(record, schema)
+    return fast is None or fast == _full(record, schema)
+
+
+@pytest.mark.parametrize(
+    "stats",
+    [
+        pytest.param({"..": [], "p": [_stat("p", "g", "p/g_1-0-1_001.parquet")]}, id="unsafe-partition-naming-no-file"),
+        pytest.param({"/abs": [_stat("/abs", "g", None)]}, id="absolute-partition"),
+        pytest.param({"p": [_stat("p", "abc", "p/abc_x_1-0-1_001.parquet")]}, id="base-name-of-a-longer-id"),
+        pytest.param({"p": [_stat("p", "abc", "p/.abc_x_001.log.1_0-1-1")]}, id="log-name-of-a-longer-id"),
+        pytest.param({"p": [_stat("p", "abc", "p/.abc_001.log.1_0_2.log.3")]}, id="log-name-read-greedily"),
+    ],
+)
+def test_names_and_partitions_are_checked_as_the_parsers_read_them(stats: dict[str, Any]) -> None:
+    record = _datum(stats)
+    assert _fast(record) is None
+    assert isinstance(_full(record), str) or _full(record) != []
+
+
+def test_log_and_base_names_of_the_group_are_taken() -> None:
+    record = _datum({"p": [_stat("p", "a_b", "p/.a_b_001.log.1_0-1-1"), _stat("p", "a_b", "p/a_b_1-0-1_002.parquet")]})
+    assert _fast(record) == _full(record) != []
+
+
+def test_a_partition_listed_twice_is_left_to_the_full_decode() -> None:
+    # A map's encoding is that of an array of key-value records: written so, one key twice.
+    pairs = copy.deepcopy(COMMIT_METADATA_SCHEMA)
+    stats_map = pairs["fields"][0]["type"][1]
+    pairs["fields"][0]["type"][1] = {
+        "type": "array",
+        "items": {
+            "type": "record",
+            "name": "KV",
+            "fields": [{"name": "k", "type": "string"}, {"name": "v", "type": stats_map["values"]}],
+        },
+    }
+    record = {
+        "partitionToWriteStats": [
+            {"k": "p", "v": [_stat("p", "g", "p/g_1-0-1_001.parquet")]},
+            {"k": "p", "v": [_stat("p", "h", "p/h_1-0-1_001.parquet")]},
+        ],
+        "operationType": "UPSERT",
+    }
+    buf = io.BytesIO()
+    fastavro.schemaless_writer(buf, fastavro.parse_schema(pairs), record)
+    assert _full(buf.getvalue()) == [("p", "h", "h_1-0-1_001.parquet", 3)]
+    assert _fast(buf.getvalue()) is None
+
+
+def test_strings_the_full_decode_cannot_read_are_left_to_it() -> None:
+    buf = io.BytesIO()
+    record = {
+        "partitionToWriteStats": {"p": [_stat("p", "g", "p/g_1-0-1_001.parquet")]},
+        "extraMetadata": {"schema": "é"},
+    }
+    fastavro.schemaless_writer(buf, PARSED, record)
+    damaged = buf.getvalue().replace("é".encode(), b"\xff\xfe")
+    assert isinstance(_full(damaged), str)
+    assert _fast(damaged) is None
+
+
+def test_an_enum_index_out_of_range_is_left_to_the_full_decode() -> None:
+    wide = copy.deepcopy(COMMIT_METADATA_SCHEMA)
+    wide["fields"][-1]["type"] = [
+        "null",
+        {"type": "enum", "name": "Op", "symbols": ["INSERT", "UPSERT", "BULK_INSERT"]},
+    ]
+    narrow = copy.deepcopy(wide)
+    narrow["fields"][-1]["type"][1]["symbols"] = ["INSERT", "UPSERT"]
+    buf = io.BytesIO()
+    record = {
+        "partitionToWriteStats": {"p": [_stat("p", "g", "p/g_1-0-1_001.parquet")]},
+        "operationType": "BULK_INSERT",
+    }
+    fastavro.schemaless_writer(buf, fastavro.parse_schema(copy.deepcopy(wide)), record)
+    assert extract([buf.getvalue()], json.dumps(narrow)) is None
+
+
+def _with_stat_field(name: str, avro_type: Any) -> dict[str, Any]:
+    schema = copy.deepcopy(COMMIT_METADATA_SCHEMA)
+    for field in schema["fields"][0]["type"][1]["values"]["items"]["fields"]:
+        if field["name"] == name:
+            field["type"] = avro_type
+    return schema
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        pytest.param(
+            _with_stat_field("fileId", ["null", {"type": "fixed", "name": "F", "size": 4}]), id="fixed-file-id"
+        ),
+        pytest.param(
+            _with_stat_field("fileId", ["null", {"type": "string", "logicalType": "uuid"}]), id="uuid-file-id"
+        ),
+        pytest.param(_with_stat_field("path", ["null", {"type": "array", "items": "string"}]), id="array-path"),
+        pytest.param(
+            {
+                **COMMIT_METADATA_SCHEMA,
+                "fields": [
+                    {
+                        **COMMIT_METADATA_SCHEMA["fields"][0],
+                        "type": [
+                            "null",
+                            {
+                                "type": "map",
+                                "values": {
+                                    "type": "array",
+                                    "items": [
+                                        "null",
+                                        COMMIT_METADATA_SCHEMA["fields"][0]["type"][1]["values"]["items"],
+                                    ],
+                                },
+                            },
+                        ],
+                    },
+                    *COMMIT_METADATA_SCHEMA["fields"][1:],
+                ],
+            },
+            id="nullable-stats",
+        ),
+        pytest.param(
+            {
+                **COMMIT_METADATA_SCHEMA,
+                "fields": [
+                    f if f["name"] != "extraMetadata" else {**f, "type": ["null", "string"]}
+                    for f in COMMIT_METADATA_SCHEMA["fields"]
+                ],
+            },
+            id="extra-metadata-not-a-map",
+        ),
+    ],
+)
+def test_schemas_whose_values_the_checks_look_at_are_left_to_them(schema: dict[str, Any]) -> None:
+    from hudi_ray.core.timeline.write_files import _program
+
+    assert _program(json.dumps(schema), ()) is None
+
+
+def test_a_path_with_a_line_break_names_the_same_file() -> None:
+    record = _datum({"p": [_stat("p", "g", "p/a\nb/g_1-0-1_001.parquet")]})
+    assert _fast(record) == _full(record) == [("p", "g", "g_1-0-1_001.parquet", 3)]
+
+
+def test_random_metadata_reads_as_the_full_decode_or_is_left_to_it() -> None:
+    rng = random.Random(11)
+    partitions = ["p", "q=1", "", "..", "a/b", "é", "x:y"]
+    ids = ["g", "g-0", "abc", "a_b", "", None]
+
+    def name(file_id: str) -> str:
+        return rng.choice(
+            [
+                f"{file_id}_1-0-1_001.parquet",
+                f".{file_id}_001.log.1_0-1-1",
+                f"{file_id}_x_1-0-1_001.parquet",
+                f".{file_id}_x_001.log.2",
+                "other_1-0-1_001.parquet",
+                "plain.txt",
+            ]
+        )
+
+    checked = 0
+    for _ in range(400):
+        stats: dict[str, list[dict[str, Any]]] = {}
+        for partition in rng.sample(partitions, rng.randint(0, 3)):
+            group = []
+            for _ in range(rng.randint(0, 3)):
+                file_id = rng.choice(ids)
+                path = rng.choice(
+                    [None, "", f"{partition}/{name(file_id or 'z')}" if partition else name(file_id or "z")]
+                )
+                stated = rng.choice([partition, None, "other"])
+                group.append(_stat(stated, file_id, path, rng.choice([None, 0, 2, -1])))
+            stats[partition] = group
+        record = _datum(rng.choice([stats, stats, None]), rng.choice(["UPSERT", "INSERT", None]))
+        assert _agrees(record), (stats, _fast(record), _full(record))
+        checked += _fast(record) is not None
+    assert checked > 40, "the random records must exercise the compiled path too"
