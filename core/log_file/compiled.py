@@ -53,6 +53,7 @@ KERNELS = (
     "hudi_ray.core.log_file.avro_kernels",
     "hudi_ray.core.merge.key_kernels",
     "hudi_ray.core.timeline.write_kernels",
+    "hudi_ray.core.bloom.kernels",
 )
 
 

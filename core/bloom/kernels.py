@@ -1,0 +1,162 @@
+"""Compiled membership tests of Hudi's bloom filters (numba), many keys at once.
+
+Imported on first use (``log_file.compiled.load``). The hashes are Hadoop's, as Hudi
+ports them: its MurmurHash2 variant (tail bytes in reverse order, sign-extended) and
+Jenkins' lookup3 ``hashlittle``; a key's k bit positions chain the hash, each result
+the seed of the next, and take its absolute value modulo the filter's bits.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import types as nt
+
+from hudi_ray.core.log_file.memory import JIT_OPTIONS as _OPTIONS
+
+_U32 = 0xFFFFFFFF
+JENKINS = 0
+MURMUR = 1
+
+
+@nb.njit(inline="always", **_OPTIONS)
+def _signed(h):  # type: ignore[no-untyped-def]
+    return h - 0x100000000 if h >= 0x80000000 else h
+
+
+@nb.njit(inline="always", **_OPTIONS)
+def _sbyte(b):  # type: ignore[no-untyped-def]
+    """A byte as Java's signed ``byte``, widened to an int and masked to 32 bits."""
+    v = np.int64(b)
+    return (v - 256 if v >= 128 else v) & _U32
+
+
+@nb.njit(**_OPTIONS)
+def murmur(data, start, length, seed):  # type: ignore[no-untyped-def]
+    """Hadoop's MurmurHash of ``length`` bytes at ``start``, as a signed 32-bit value."""
+    m = np.int64(0x5BD1E995)
+    h = (np.int64(seed) & _U32) ^ length
+    blocks = length >> 2
+    for i in range(blocks):
+        p = start + 4 * i
+        k = np.int64(data[p]) | (np.int64(data[p + 1]) << 8) | (np.int64(data[p + 2]) << 16)
+        k |= np.int64(data[p + 3]) << 24
+        k = (k * m) & _U32
+        k ^= k >> 24
+        k = (k * m) & _U32
+        h = (h * m) & _U32
+        h ^= k
+    left = length & 3
+    if left != 0:
+        end = start + length
+        if left >= 3:
+            h ^= (_sbyte(data[end - 3]) << 16) & _U32
+        if left >= 2:
+            h ^= (_sbyte(data[end - 2]) << 8) & _U32
+        h ^= _sbyte(data[end - 1])
+        h = (h * m) & _U32
+    h ^= h >> 13
+    h = (h * m) & _U32
+    h ^= h >> 15
+    return _signed(h)
+
+
+@nb.njit(inline="always", **_OPTIONS)
+def _rot(x, k):  # type: ignore[no-untyped-def]
+    return ((x << k) | (x >> (32 - k))) & _U32
+
+
+@nb.njit(**_OPTIONS)
+def jenkins(data, start, length, seed):  # type: ignore[no-untyped-def]
+    """Jenkins' lookup3 ``hashlittle`` of ``length`` bytes at ``start`` (Hadoop's
+    JenkinsHash), as a signed 32-bit value."""
+    a = (np.int64(0xDEADBEEF) + length + (np.int64(seed) & _U32)) & _U32
+    b = a
+    c = a
+    p = start
+    n = length
+    while n > 12:
+        a = (a + (np.int64(data[p]) | (np.int64(data[p + 1]) << 8))) & _U32
+        a = (a + ((np.int64(data[p + 2]) << 16) | (np.int64(data[p + 3]) << 24))) & _U32
+        b = (b + (np.int64(data[p + 4]) | (np.int64(data[p + 5]) << 8))) & _U32
+        b = (b + ((np.int64(data[p + 6]) << 16) | (np.int64(data[p + 7]) << 24))) & _U32
+        c = (c + (np.int64(data[p + 8]) | (np.int64(data[p + 9]) << 8))) & _U32
+        c = (c + ((np.int64(data[p + 10]) << 16) | (np.int64(data[p + 11]) << 24))) & _U32
+        a = (a - c) & _U32
+        a ^= _rot(c, 4)
+        c = (c + b) & _U32
+        b = (b - a) & _U32
+        b ^= _rot(a, 6)
+        a = (a + c) & _U32
+        c = (c - b) & _U32
+        c ^= _rot(b, 8)
+        b = (b + a) & _U32
+        a = (a - c) & _U32
+        a ^= _rot(c, 16)
+        c = (c + b) & _U32
+        b = (b - a) & _U32
+        b ^= _rot(a, 19)
+        a = (a + c) & _U32
+        c = (c - b) & _U32
+        c ^= _rot(b, 4)
+        b = (b + a) & _U32
+        p += 12
+        n -= 12
+    if n == 0:
+        return _signed(c)
+    # The last 1..12 bytes, little-endian into a, b, c.
+    for i in range(n):
+        v = np.int64(data[p + i]) << (8 * (i % 4))
+        if i < 4:
+            a = (a + v) & _U32
+        elif i < 8:
+            b = (b + v) & _U32
+        else:
+            c = (c + v) & _U32
+    c ^= b
+    c = (c - _rot(b, 14)) & _U32
+    a ^= c
+    a = (a - _rot(c, 11)) & _U32
+    b ^= a
+    b = (b - _rot(a, 25)) & _U32
+    c ^= b
+    c = (c - _rot(b, 16)) & _U32
+    a ^= c
+    a = (a - _rot(c, 4)) & _U32
+    b ^= a
+    b = (b - _rot(a, 14)) & _U32
+    c ^= b
+    c = (c - _rot(b, 24)) & _U32
+    return _signed(c)
+
+
+@nb.njit(
+    nt.void(
+        nt.Array(nt.uint8, 1, "C", readonly=True),  # the keys' UTF-8 bytes
+        nt.Array(nt.int64, 1, "C", readonly=True),  # offsets of the keys (n + 1)
+        nt.Array(nt.int64, 2, "C", readonly=True),  # rows: (hashes, bits, hash type, first byte in ``bits``)
+        nt.Array(nt.uint8, 1, "C", readonly=True),  # every row's bits, one after another
+        nt.Array(nt.bool_, 1, "C"),  # out: whether the filter may hold each key
+    ),
+    **_OPTIONS,
+)
+def might_contain(data, offsets, rows, bits, out):  # type: ignore[no-untyped-def]
+    """A key may be in the filter when every one of its positions is set, in some row."""
+    for i in range(len(offsets) - 1):
+        start = offsets[i]
+        length = offsets[i + 1] - start
+        found = length == 0  # an empty key cannot be hashed: it may be anywhere
+        for r in range(rows.shape[0]):
+            if found:
+                break
+            k, m, kind, at = rows[r, 0], rows[r, 1], rows[r, 2], rows[r, 3]
+            h = np.int64(0)
+            hit = True
+            for _ in range(k):
+                h = murmur(data, start, length, h) if kind == MURMUR else jenkins(data, start, length, h)
+                bit = abs(h) % m
+                if (bits[at + (bit >> 3)] >> (bit & 7)) & 1 == 0:
+                    hit = False
+                    break
+            found = hit
+        out[i] = found
