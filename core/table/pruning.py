@@ -15,8 +15,11 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from hudi_ray.core.base_file import FooterCache, ParquetReader, footer_bounds, is_parquet, parse_base_file_name
+from hudi_ray.core.bloom import FOOTER_KEY, LEGACY_FOOTER_KEY, TYPE_CODE_KEY, BloomFilter, decode_bloom_filter
+from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.expr.arrow import prune_partitions
@@ -26,7 +29,7 @@ from hudi_ray.core.metadata import COLUMN_STATS, MetadataTable
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.table.explain import PlanExplain
-from hudi_ray.core.table.record_index import RecordIndexGuard
+from hudi_ray.core.table.record_index import RecordIndexGuard, key_lookup
 from hudi_ray.core.table.secondary_index import SecondaryIndexes, SecondaryIndexVerdict
 from hudi_ray.core.util.pools import io_map
 
@@ -134,13 +137,85 @@ class RecordIndexPruner:
         self._guard = guard
         self._filters = filters
         self._schema = schema
+        self._decided = False
 
     def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
         kept = index_or_none("record index", lambda: self._guard.prune(items, self._filters, self._schema))
+        self._decided = kept is not None
         if kept is None:
             return items
         explain.add("record index", _partitions_of(kept), len(kept))
         return kept
+
+    def decided(self) -> bool:
+        """Whether the last ``prune`` kept exactly the file groups holding the keys."""
+        return self._decided
+
+
+class BloomFilterPruner:
+    """Slices whose base file's bloom filter of record keys (in its Parquet footer, as
+    Apache Hudi writes one into every base file) proves that none of the keys of
+    ``key = x`` / ``key IN (...)`` filters is there. Used where no record index
+    decided the lookup (``decided``: whether one did).
+
+    A slice with log files is kept (a log may hold a key its base file lacks), as is a
+    base file without a filter, one of another format, and one whose filter does not
+    decode (with a warning: pruning costs, never rows). Keys composed from several
+    fields are not looked up: that their stored form is right is not proven.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        footers: FooterCache,
+        config: TableConfig,
+        filters: list[Filter],
+        schema: pa.Schema,
+        decided: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self._storage = storage
+        self._footers = footers
+        self._config = config
+        self._filters = filters
+        self._schema = schema
+        self._decided = decided
+
+    def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
+        if self._decided():
+            return items
+        lookup = key_lookup(self._config, self._filters, self._schema)
+        if lookup is None or lookup.encoded or not items:
+            return items
+        keys = pa.array(sorted(lookup.keys), pa.string())
+        candidates = [
+            i
+            for i, s in enumerate(items)
+            if not s.has_log_files() and s.base_file_name and is_parquet(s.base_file_relative_path())
+        ]
+        reader = ParquetReader(self._storage, self._footers)
+        chosen = [items[i] for i in candidates]
+        footers = io_map(lambda s: reader.metadata(s.base_file_relative_path()), chosen, limit=reader.fanout)
+        dropped: set[int] = set()
+        for i, s, md in zip(candidates, chosen, footers):
+            bloom = self._filter_of(s, md)
+            if bloom is not None and not bloom.might_contain(keys).any():
+                dropped.add(i)
+        kept = [s for i, s in enumerate(items) if i not in dropped]
+        explain.add("bloom filters", _partitions_of(kept), len(kept))
+        return kept
+
+    def _filter_of(self, s: HudiFileSlice, md: pq.FileMetaData) -> BloomFilter | None:
+        meta = md.metadata or {}
+        text = meta.get(FOOTER_KEY.encode()) or meta.get(LEGACY_FOOTER_KEY.encode())
+        if text is None:
+            return None
+        code = meta.get(TYPE_CODE_KEY.encode())
+        where = f"the footer of {self._storage.uri(s.base_file_relative_path())}"
+        try:
+            return decode_bloom_filter(text, code.decode("utf-8", "replace") if code else None, where)
+        except HudiCorruptFileError as exc:
+            log.warning("Not pruning by a bloom filter: %s", exc)
+            return None
 
 
 class SecondaryIndexPruner:

@@ -28,6 +28,7 @@ from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.table.explain import PlanExplain
 from hudi_ray.core.table.incremental import archive_gone, cleaned_gap, fallback_enabled, with_history
 from hudi_ray.core.table.pruning import (
+    BloomFilterPruner,
     ColumnStatsPruner,
     FooterStatsPruner,
     PartitionStatsPruner,
@@ -222,10 +223,16 @@ class SnapshotScan(Scan):
         data_filters = self.sources.data_filters(filters)
         footers = FooterStatsPruner(ctx.storage, ctx.footers, data_filters, schema)
         if mdt is None:
-            return [footers]
+            return [BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema), footers]
         pruners: list[Pruner[HudiFileSlice]] = []
         if mdt.has(RECORD_INDEX):
-            pruners.append(RecordIndexPruner(self.sources.record_index_guard(mdt), filters, schema))
+            record_index = RecordIndexPruner(self.sources.record_index_guard(mdt), filters, schema)
+            pruners.append(record_index)
+            pruners.append(
+                BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema, decided=record_index.decided)
+            )
+        else:
+            pruners.append(BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema))
         if any(p.startswith(SECONDARY_INDEX_PREFIX) for p in mdt.partitions_enabled) or ctx.config.get(INDEX_DEFS_KEY):
             secondary = SecondaryIndexPruner(self.sources.secondary_indexes(mdt), filters, schema)
             pruners.append(secondary)

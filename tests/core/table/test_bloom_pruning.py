@@ -1,0 +1,84 @@
+"""Record-key lookups pruned by the bloom filters in base files' footers, where no record
+index decides: on every real table a lookup returns exactly the rows the unfiltered read
+holds for the key, and on copy-on-write tables of Parquet base files it keeps exactly
+the file groups holding the key."""
+
+from __future__ import annotations
+
+import logging
+import random
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+import hudi_ray
+from hudi_ray.core.bloom import FOOTER_KEY
+from tests.support import TablePath, all_table_names, row_set
+
+TABLES = [n for n in all_table_names() if not n.endswith(("_empty", "_no_metafields"))]
+
+
+def _key_field(table: hudi_ray.HudiTable, data: pa.Table) -> str:
+    fields = (table.hudi_options().get("hoodie.table.recordkey.fields") or "").split(",")
+    if len(fields) == 1 and fields[0] in data.column_names:
+        return fields[0]
+    return "_hoodie_record_key"
+
+
+def _lookups(data: pa.Table, field: str) -> list[object]:
+    values = sorted(set(data[field].to_pylist()), key=str)
+    random.Random(5).shuffle(values)
+    absent: list[object] = ["no-such-key"] if pa.types.is_string(data[field].type) else [10**9 + 7]
+    return values[:5] + absent
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_key_lookups_are_exact_and_keep_the_groups_holding_the_key(name: str, table_path: TablePath) -> None:
+    table = hudi_ray.HudiTableBuilder.from_base_uri(str(table_path(name))).build()
+    data = pa.Table.from_batches(table.read())
+    field = _key_field(table, data)
+    slices = table.get_file_slices()
+    prunable = all(s.base_file_name and s.base_file_name.endswith(".parquet") and not s.log_file_names for s in slices)
+    for value in _lookups(data, field):
+        options = hudi_ray.HudiReadOptions(filters=[(field, "=", str(value))])
+        expected = data.filter(pc.equal(data[field], pa.scalar(value, data[field].type)))
+        got = table.read(options)
+        assert (row_set(got) if got else []) == (row_set(expected) if expected.num_rows else []), f"{field} = {value}"
+        plan = table.explain(options)
+        kept = {(s.partition_path, s.file_id) for s in table.get_file_slices(options)}
+        holding = {
+            (p, n.split("_")[0])
+            for p, n in zip(expected["_hoodie_partition_path"].to_pylist(), expected["_hoodie_file_name"].to_pylist())
+        }
+        assert holding <= kept, f"{field} = {value}"
+        stage = plan.stage("bloom filters")
+        if plan.stage("record index") is None and prunable:
+            assert stage is not None, f"{field} = {value}: {plan}"
+            assert kept == holding, f"{field} = {value}: kept {len(kept)} of {len(slices)}, {len(holding)} hold it"
+
+
+def test_a_damaged_filter_costs_its_pruning_not_rows(table_path: TablePath, tmp_path: Path, caplog) -> None:
+    name = "sample_table/cow/v6_simplekeygen_nonhivestyle"
+    work = tmp_path / "t"
+    shutil.copytree(table_path(name), work)
+    victims = sorted(p for p in work.rglob("*.parquet") if ".hoodie" not in p.parts)
+    victim = victims[0]
+    original = pq.read_table(victim)
+    metadata = dict(original.schema.metadata or {})
+    metadata[FOOTER_KEY.encode()] = b"!!! not a filter !!!"
+    pq.write_table(original.replace_schema_metadata(metadata), victim)
+    table = hudi_ray.HudiTableBuilder.from_base_uri(str(work)).build()
+    data = pa.Table.from_batches(table.read())
+    field = _key_field(table, data)
+    absent = "no-such-key" if pa.types.is_string(data[field].type) else str(10**9 + 7)
+    options = hudi_ray.HudiReadOptions(filters=[(field, "=", absent)])
+    with caplog.at_level(logging.WARNING):
+        assert table.read(options) == [] or sum(b.num_rows for b in table.read(options)) == 0
+        stage = table.explain(options).stage("bloom filters")
+    # The damaged file alone is kept by its filter (later stages may still drop it).
+    assert stage is not None and stage.file_slices == 1
+    assert any("bloom filter" in r.message and victim.name in r.message for r in caplog.records)
