@@ -21,6 +21,7 @@ LAYERS = [
     "expr",
     "base_file",
     "log_file",
+    "bloom",
     "timeline",
     "partition",
     "file_group",
