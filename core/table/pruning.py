@@ -184,7 +184,7 @@ class BloomFilterPruner:
         if self._decided():
             return items
         lookup = key_lookup(self._config, self._filters, self._schema)
-        if lookup is None or lookup.encoded or not items:
+        if lookup is None or lookup.encoded:
             return items
         keys = pa.array(sorted(lookup.keys), pa.string())
         candidates = [

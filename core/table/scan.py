@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -222,23 +223,23 @@ class SnapshotScan(Scan):
         filters = self.request.filters
         data_filters = self.sources.data_filters(filters)
         footers = FooterStatsPruner(ctx.storage, ctx.footers, data_filters, schema)
+        # Bloom filters come last: they live in footers, which the cheaper stages spare
+        # reading for the slices they drop (the slices kept are the same in any order).
         if mdt is None:
-            return [BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema), footers]
+            return [footers, BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema)]
         pruners: list[Pruner[HudiFileSlice]] = []
+        decided: Callable[[], bool] = bool  # bool() is False: no record index decides
         if mdt.has(RECORD_INDEX):
             record_index = RecordIndexPruner(self.sources.record_index_guard(mdt), filters, schema)
             pruners.append(record_index)
-            pruners.append(
-                BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema, decided=record_index.decided)
-            )
-        else:
-            pruners.append(BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema))
+            decided = record_index.decided
         if any(p.startswith(SECONDARY_INDEX_PREFIX) for p in mdt.partitions_enabled) or ctx.config.get(INDEX_DEFS_KEY):
             secondary = SecondaryIndexPruner(self.sources.secondary_indexes(mdt), filters, schema)
             pruners.append(secondary)
             pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers, decided=secondary.decided))
         else:
             pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers))
+        pruners.append(BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema, decided=decided))
         return pruners
 
 
