@@ -15,9 +15,18 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from hudi_ray.core.base_file import FooterCache, ParquetReader, footer_bounds, is_parquet, parse_base_file_name
+from hudi_ray.core.base_file import (
+    LANCE,
+    PARQUET,
+    FooterCache,
+    LanceReader,
+    ParquetReader,
+    base_file_format,
+    footer_bounds,
+    is_parquet,
+    parse_base_file_name,
+)
 from hudi_ray.core.bloom import FOOTER_KEY, LEGACY_FOOTER_KEY, TYPE_CODE_KEY, BloomFilter, decode_bloom_filter
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError
@@ -153,8 +162,8 @@ class RecordIndexPruner:
 
 
 class BloomFilterPruner:
-    """Slices whose base file's bloom filter of record keys (in its Parquet footer, as
-    Apache Hudi writes one into every base file) proves that none of the keys of
+    """Slices whose base file's bloom filter of record keys (in its Parquet footer or its
+    Lance schema metadata, as Apache Hudi writes one with every base file) proves that none of the keys of
     ``key = x`` / ``key IN (...)`` filters is there. Used where no record index
     decided the lookup (``decided``: whether one did).
 
@@ -190,27 +199,36 @@ class BloomFilterPruner:
         candidates = [
             i
             for i, s in enumerate(items)
-            if not s.has_log_files() and s.base_file_name and is_parquet(s.base_file_relative_path())
+            if not s.has_log_files()
+            and s.base_file_name
+            and base_file_format(s.base_file_relative_path()) in (PARQUET, LANCE)
         ]
-        reader = ParquetReader(self._storage, self._footers)
+        parquet = ParquetReader(self._storage, self._footers)
         chosen = [items[i] for i in candidates]
-        footers = io_map(lambda s: reader.metadata(s.base_file_relative_path()), chosen, limit=reader.fanout)
+        metadata = io_map(self._metadata_of, chosen, limit=parquet.fanout)
         dropped: set[int] = set()
-        for i, s, md in zip(candidates, chosen, footers):
-            bloom = self._filter_of(s, md)
+        for i, s, meta in zip(candidates, chosen, metadata):
+            bloom = self._filter_of(s, meta)
             if bloom is not None and not bloom.might_contain(keys).any():
                 dropped.add(i)
         kept = [s for i, s in enumerate(items) if i not in dropped]
         explain.add("bloom filters", _partitions_of(kept), len(kept))
         return kept
 
-    def _filter_of(self, s: HudiFileSlice, md: pq.FileMetaData) -> BloomFilter | None:
-        meta = md.metadata or {}
+    def _metadata_of(self, s: HudiFileSlice) -> dict[bytes, bytes]:
+        """The key-value metadata Hudi writes with a base file: a Parquet footer's, or a
+        Lance file's schema metadata."""
+        rel = s.base_file_relative_path()
+        if is_parquet(rel):
+            return ParquetReader(self._storage, self._footers).metadata(rel).metadata or {}
+        return LanceReader(self._storage).schema(rel).metadata or {}
+
+    def _filter_of(self, s: HudiFileSlice, meta: dict[bytes, bytes]) -> BloomFilter | None:
         text = meta.get(FOOTER_KEY.encode()) or meta.get(LEGACY_FOOTER_KEY.encode())
         if text is None:
             return None
         code = meta.get(TYPE_CODE_KEY.encode())
-        where = f"the footer of {self._storage.uri(s.base_file_relative_path())}"
+        where = f"the metadata of {self._storage.uri(s.base_file_relative_path())}"
         try:
             return decode_bloom_filter(text, code.decode("utf-8", "replace") if code else None, where)
         except HudiCorruptFileError as exc:

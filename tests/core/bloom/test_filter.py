@@ -12,9 +12,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from hudi_ray.core.base_file import LanceReader
 from hudi_ray.core.bloom import DYNAMIC_V0, FOOTER_KEY, TYPE_CODE_KEY, decode_bloom_filter
 from hudi_ray.core.bloom.kernels import jenkins, murmur
 from hudi_ray.core.exceptions import HudiCorruptFileError
+from hudi_ray.core.storage import Storage
 from tests.support import TablePath, all_table_names
 
 # Apache Hudi's golden serialized filters (TestInternalBloomFilter): SIMPLE of 50 entries
@@ -118,3 +120,18 @@ def test_every_key_of_every_real_base_file_is_in_its_filter(name: str, table_pat
     # keeps no meta fields: its writer then adds no keys, and writes none.
     expected = 0 if name.endswith("_no_metafields") else len(files)
     assert checked == expected, f"{checked} of {len(files)} base files of {name} have a filter"
+
+
+@pytest.mark.parametrize("name", [n for n in all_table_names() if "lance" in n])
+def test_every_key_of_every_real_lance_base_file_is_in_its_filter(name: str, table_path: TablePath) -> None:
+    root = table_path(name)
+    reader = LanceReader(Storage(str(root)))
+    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.lance") if ".hoodie" not in p.parts)
+    assert files
+    for rel in files:
+        meta = reader.schema(rel).metadata or {}
+        code = meta.get(TYPE_CODE_KEY.encode())
+        f = decode_bloom_filter(meta[FOOTER_KEY.encode()], code.decode() if code else None, rel)
+        keys = reader.read(rel, ["_hoodie_record_key"]).column(0)
+        assert f.might_contain(keys).all(), rel
+        assert f.might_contain(_absent(300)).mean() < 0.02, rel

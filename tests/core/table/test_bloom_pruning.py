@@ -1,6 +1,6 @@
 """Record-key lookups pruned by the bloom filters in base files' footers, where no record
 index decides: on every real table a lookup returns exactly the rows the unfiltered read
-holds for the key, and on copy-on-write tables of Parquet base files it keeps exactly
+holds for the key, and on tables of base files without log files (Parquet or Lance) it keeps exactly
 the file groups holding the key."""
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ def test_key_lookups_are_exact_and_keep_the_groups_holding_the_key(name: str, ta
     data = pa.Table.from_batches(table.read())
     field = _key_field(table, data)
     slices = table.get_file_slices()
-    prunable = all(s.base_file_name and s.base_file_name.endswith(".parquet") and not s.log_file_names for s in slices)
+    prunable = all(
+        s.base_file_name and s.base_file_name.endswith((".parquet", ".lance")) and not s.log_file_names for s in slices
+    )
     for value in _lookups(data, field):
         options = hudi_ray.HudiReadOptions(filters=[(field, "=", str(value))])
         expected = data.filter(pc.equal(data[field], pa.scalar(value, data[field].type)))
