@@ -204,8 +204,9 @@ class BloomFilterPruner:
             and base_file_format(s.base_file_relative_path()) in (PARQUET, LANCE)
         ]
         parquet = ParquetReader(self._storage, self._footers)
+        lance = LanceReader(self._storage)
         chosen = [items[i] for i in candidates]
-        metadata = io_map(self._metadata_of, chosen, limit=parquet.fanout)
+        metadata = io_map(lambda s: self._metadata_of(s, parquet, lance), chosen, limit=parquet.fanout)
         dropped: set[int] = set()
         for i, s, meta in zip(candidates, chosen, metadata):
             bloom = self._filter_of(s, meta)
@@ -215,13 +216,14 @@ class BloomFilterPruner:
         explain.add("bloom filters", _partitions_of(kept), len(kept))
         return kept
 
-    def _metadata_of(self, s: HudiFileSlice) -> dict[bytes, bytes]:
+    @staticmethod
+    def _metadata_of(s: HudiFileSlice, parquet: ParquetReader, lance: LanceReader) -> dict[bytes, bytes]:
         """The key-value metadata Hudi writes with a base file: a Parquet footer's, or a
         Lance file's schema metadata."""
         rel = s.base_file_relative_path()
         if is_parquet(rel):
-            return ParquetReader(self._storage, self._footers).metadata(rel).metadata or {}
-        return LanceReader(self._storage).schema(rel).metadata or {}
+            return parquet.metadata(rel).metadata or {}
+        return lance.schema(rel).metadata or {}
 
     def _filter_of(self, s: HudiFileSlice, meta: dict[bytes, bytes]) -> BloomFilter | None:
         text = meta.get(FOOTER_KEY.encode()) or meta.get(LEGACY_FOOTER_KEY.encode())

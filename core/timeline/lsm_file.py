@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiStorageError
-from hudi_ray.core.storage import Storage
+from hudi_ray.core.storage import Storage, parquet_chunk_ranges
 
 # Bytes read from each end of a file first: the index columns of a file of a few
 # thousand instants, and its footer.
@@ -155,30 +155,16 @@ class LsmFile:
 
     def _column_ranges(self, columns: Collection[str]) -> list[tuple[int, int]]:
         try:
-            meta = self._parquet().metadata
-            out: list[tuple[int, int]] = []
-            for g in range(meta.num_row_groups):
-                group = meta.row_group(g)
-                for c in range(group.num_columns):
-                    chunk = group.column(c)
-                    if chunk.path_in_schema not in columns:
-                        continue
-                    # Where Arrow starts reading a chunk: its dictionary page only when that
-                    # lies before its first data page (some writers leave the offset 0).
-                    start = chunk.data_page_offset
-                    dictionary = chunk.dictionary_page_offset if chunk.has_dictionary_page else None
-                    if dictionary is not None and 0 < dictionary < start:
-                        start = dictionary
-                    end = start + chunk.total_compressed_size
-                    if not 0 <= start < end <= self.size:
-                        raise HudiCorruptFileError(
-                            f"Archived timeline file {self.where} places column {chunk.path_in_schema} "
-                            f"at bytes {start}..{end}, outside its {self.size} bytes"
-                        )
-                    out.append((start, end))
-            return out
+            ranges = parquet_chunk_ranges(self._parquet().metadata, set(columns))
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise HudiCorruptFileError(f"Cannot read archived timeline file {self.where}: {exc}") from exc
+        for start, end in ranges:
+            if not 0 <= start < end <= self.size:
+                raise HudiCorruptFileError(
+                    f"Archived timeline file {self.where} places a column at bytes {start}..{end}, "
+                    f"outside its {self.size} bytes"
+                )
+        return ranges
 
     def read(self, columns: list[str]) -> pa.Table:
         """``columns`` of the file, from the bytes fetched (``load`` them first)."""
