@@ -52,6 +52,9 @@ class PlanningTunables:
     max_footers_per_estimate: int = 4096
     # Footers cached per table (each a few KiB to a few hundred).
     footer_cache_capacity: int = 16384
+    # Record keys the index guards' duplicate-key check reads at most (every key a
+    # write placed without an index lookup); above it, the indexes prune less.
+    duplicate_check_max_keys: int = 5_000_000
 
     @classmethod
     def from_options(cls, table_options: Mapping[str, str]) -> PlanningTunables:
@@ -65,6 +68,7 @@ class PlanningTunables:
             ),
             max_footers_per_estimate=default.max_footers_per_estimate,
             footer_cache_capacity=default.footer_cache_capacity,
+            duplicate_check_max_keys=default.duplicate_check_max_keys,
         )
 
 

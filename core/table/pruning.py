@@ -38,8 +38,9 @@ from hudi_ray.core.metadata import COLUMN_STATS, MetadataTable
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.table.explain import PlanExplain
-from hudi_ray.core.table.record_index import RecordIndexGuard, key_lookup
+from hudi_ray.core.table.record_index import RecordIndexGuard, insert_free_logs, key_lookup
 from hudi_ray.core.table.secondary_index import SecondaryIndexes, SecondaryIndexVerdict
+from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)
@@ -167,10 +168,12 @@ class BloomFilterPruner:
     ``key = x`` / ``key IN (...)`` filters is there. Used where no record index
     decided the lookup (``decided``: whether one did).
 
-    A slice with log files is kept (a log may hold a key its base file lacks), as is a
-    base file without a filter, one of another format, and one whose filter does not
-    decode (with a warning: pruning costs, never rows). Keys composed from several
-    fields are not looked up: that their stored form is right is not proven.
+    A slice with log files is tested by its base file only when no write to its logs
+    reported inserts (``insert_free_logs``); otherwise a log may hold a key its base
+    file lacks, and the slice is kept, as is a base file without a filter, one of
+    another format, and one whose filter does not decode (with a warning: pruning
+    costs, never rows). Keys composed from several fields are not looked up: that
+    their stored form is right is not proven.
     """
 
     def __init__(
@@ -178,6 +181,7 @@ class BloomFilterPruner:
         storage: Storage,
         footers: FooterCache,
         config: TableConfig,
+        timeline: HudiTimeline,
         filters: list[Filter],
         schema: pa.Schema,
         decided: Callable[[], bool] = lambda: False,
@@ -185,6 +189,7 @@ class BloomFilterPruner:
         self._storage = storage
         self._footers = footers
         self._config = config
+        self._timeline = timeline
         self._filters = filters
         self._schema = schema
         self._decided = decided
@@ -196,12 +201,15 @@ class BloomFilterPruner:
         if lookup is None or lookup.encoded:
             return items
         keys = pa.array(sorted(lookup.keys), pa.string())
-        candidates = [
+        with_base = [
             i
             for i, s in enumerate(items)
-            if not s.has_log_files()
-            and s.base_file_name
-            and base_file_format(s.base_file_relative_path()) in (PARQUET, LANCE)
+            if s.base_file_name and base_file_format(s.base_file_relative_path()) in (PARQUET, LANCE)
+        ]
+        logged = [items[i] for i in with_base if items[i].has_log_files()]
+        clean_logs = insert_free_logs(self._storage, self._timeline, logged) if logged else set()
+        candidates = [
+            i for i in with_base if all((items[i].partition_path, n) in clean_logs for n in items[i].log_file_names)
         ]
         parquet = ParquetReader(self._storage, self._footers)
         lance = LanceReader(self._storage)

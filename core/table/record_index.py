@@ -28,13 +28,17 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from hudi_ray.core.base_file import LANCE, PARQUET, base_file_format, base_file_reader, parse_base_file_name
 from hudi_ray.core.config import TableConfig
+from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError
 from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.expr.stats import ColumnStats, may_match
 from hudi_ray.core.file_group import HudiFileSlice
@@ -45,7 +49,9 @@ from hudi_ray.core.storage import Storage
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
 from hudi_ray.core.timeline.archive import archive_errors
 from hudi_ray.core.timeline.instant import DELTA_COMMIT
+from hudi_ray.core.timeline.write_files import WriteFiles
 from hudi_ray.core.util.locks import FreshLock
+from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)
 
@@ -138,19 +144,88 @@ def suspect_files(
             instants = instants[1:]
         files = timeline.write_files(instants)
         out: dict[str, set[str]] = {}
-        operations = [str(op or "").upper() for op in files.operations]
-        every_file = np.array([op not in _INDEXED for op in operations], dtype=bool)
-        relocating = np.array([op in _RELOCATING for op in operations], dtype=bool)
-        if len(files.name):
-            suspect = ~relocating[files.instant] & (every_file[files.instant] | (files.inserts != 0))
-            for row in np.flatnonzero(suspect).tolist():
-                out.setdefault(files.partition[row], set()).add(files.name[row])
+        for row in np.flatnonzero(_placing(files)).tolist():
+            out.setdefault(files.partition[row], set()).add(files.name[row])
     except archive_errors() as exc:
         log.warning(
             "The record index not used: an archived commit in %s cannot be read: %s", timeline.archive.location, exc
         )
         return None
     return out
+
+
+def _placing(files: WriteFiles) -> np.ndarray:
+    """Rows (bool) of the files writes placed records in without finding their keys
+    first: every file of a write that does not look keys up, and files of the others
+    that report inserts (or no insert count). Table services move records only."""
+    operations = [str(op or "").upper() for op in files.operations]
+    every_file = np.array([op not in _INDEXED for op in operations], dtype=bool)
+    relocating = np.array([op in _RELOCATING for op in operations], dtype=bool)
+    if not len(files.name):
+        return np.zeros(0, dtype=bool)
+    return ~relocating[files.instant] & (every_file[files.instant] | (files.inserts != 0))
+
+
+def duplicated_keys(
+    storage: Storage, timeline: HudiTimeline, mdt: MetadataTable, key_field: str, max_keys: int
+) -> frozenset[str] | None:
+    """Record keys that may have had two copies at once in the table: keys found in
+    files of two file groups among the files writes placed records in (``_placing``,
+    the table's first write included), or twice in one of them. None when that is not
+    known: a write is unknown, such a file is a log file or is gone (cleaned), or they
+    hold more than ``max_keys`` keys.
+
+    Every copy of a key starts in such a file, and a file group's later files restate
+    its records, so a key found in one file group's files alone never had a second
+    copy elsewhere. Clustering, which spreads a file group's records over new ones,
+    moves the record index entry with its one copy.
+    """
+    instants = every_write(timeline, "The duplicate-key check", mdt)
+    if instants is None:
+        return None
+    try:
+        files = timeline.write_files(instants)
+    except archive_errors() as exc:
+        log.warning("The duplicate-key check not made: an archived commit cannot be read: %s", exc)
+        return None
+    groups: dict[tuple[str, str], int] = {}
+    placed: dict[str, int] = {}  # relative path -> its file group's number
+    for row in np.flatnonzero(_placing(files)).tolist():
+        group = groups.setdefault((files.partition[row], files.file_id[row]), len(groups))
+        name = files.name[row]
+        if base_file_format(name) not in (PARQUET, LANCE) or parse_base_file_name(name) is None:
+            return None  # a log file placed keys: its keys are not read here
+        placed[f"{files.partition[row]}/{name}" if files.partition[row] else name] = group
+    paths = sorted(placed)
+    try:
+        counts = io_map(lambda rel: base_file_reader(storage, rel).num_rows(rel), paths)
+        if sum(counts) > max_keys:
+            log.info("The duplicate-key check not made: %d keys to read, above %d", sum(counts), max_keys)
+            return None
+        tables = io_map(lambda rel: base_file_reader(storage, rel).read(rel, [key_field]), paths)
+    except (HudiCorruptFileError, HudiFileNotFoundError) as exc:
+        log.info("The duplicate-key check not made: %s", exc)
+        return None
+    columns = [t.column(key_field) for t in tables if key_field in t.column_names]
+    if len(columns) != len(paths):
+        return None
+    try:
+        keys = pa.chunked_array([c.cast(pa.large_string()) for c in columns], pa.large_string())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    lengths = np.array([len(c) for c in columns], dtype=np.int64)
+    table = pa.table(
+        {
+            "key": keys,
+            "group": np.repeat(np.array([placed[p] for p in paths], dtype=np.int64), lengths),
+            "file": np.repeat(np.arange(len(paths), dtype=np.int64), lengths),
+        }
+    )
+    spread = table.group_by("key").aggregate([("group", "count_distinct")])
+    twice = table.group_by(["key", "file"]).aggregate([("group", "count")])
+    out = set(spread.filter(pc.greater(spread["group_count_distinct"], 1))["key"].to_pylist())
+    out |= set(twice.filter(pc.greater(twice["group_count"], 1))["key"].to_pylist())
+    return frozenset(out)
 
 
 def value_suspect_files(
@@ -194,6 +269,44 @@ def value_suspect_files(
             if group in tainted:
                 out.setdefault(group[0], set()).add(name)
     return out
+
+
+# A bucket index routes a new key to its bucket's file group and counts it as an
+# update there; its file ids start with the bucket number, and its consistent-hashing
+# and partition-level variants keep their layout under this folder.
+_BUCKET_INDEX_FOLDER = ".hoodie/.bucket_index"
+_BUCKET_FILE_ID = re.compile(r"\d{8}-")
+
+
+def insert_free_logs(storage: Storage, timeline: HudiTimeline, slices: Sequence[HudiFileSlice]) -> set[tuple[str, str]]:
+    """(partition, name) of the log files of ``slices`` that hold no key their slice's
+    base file lacks: every write to them reported no inserts, so they only update or
+    delete records of their file group, which (their slice's logs all alike) are the
+    base file's.
+
+    Not listed: logs of a slice older than the active timeline (an archived write to
+    them is not looked at), logs no completed write names, those a log compaction
+    wrote (it restates records of earlier logs), and any log of a table with a bucket
+    index (which counts a new key in an existing bucket as an update).
+    """
+    start = timeline.start
+    wanted = {
+        (s.partition_path, n)
+        for s in slices
+        if start is not None and s.creation_instant_time >= start and not _BUCKET_FILE_ID.match(s.file_id)
+        for n in s.log_file_names
+    }
+    if not wanted or storage.exists(_BUCKET_INDEX_FOLDER):
+        return set()
+    files = timeline.write_files(timeline.data_instants)
+    log_compact = np.array([str(op or "").upper() == "LOG_COMPACT" for op in files.operations], dtype=bool)
+    clean: set[tuple[str, str]] = set()
+    tainted: set[tuple[str, str]] = set()
+    bad = (files.inserts != 0) | log_compact[files.instant] if len(files.name) else np.zeros(0, dtype=bool)
+    for row, where in enumerate(zip(files.partition, files.name)):
+        if where in wanted:
+            (tainted if bad[row] else clean).add(where)
+    return clean - tainted
 
 
 # -- which keys a filter names --------------------------------------------------------
@@ -276,14 +389,24 @@ class RecordIndexGuard:
     kept: the table's timeline and metadata table do not change under it.
     """
 
-    def __init__(self, storage: Storage, config: TableConfig, timeline: HudiTimeline, mdt: MetadataTable) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        config: TableConfig,
+        timeline: HudiTimeline,
+        mdt: MetadataTable,
+        max_checked_keys: int = 5_000_000,
+    ) -> None:
         self._storage = storage
         self._config = config
         self._timeline = timeline
         self._mdt = mdt
+        self._max_checked_keys = max_checked_keys
         self._lock = FreshLock()
         self._files: dict[str, dict[str, set[str]] | None] = {}
         self._stats: dict[tuple[str, str], dict[tuple[str, str], ColumnStats]] = {}
+        self._duplicates: frozenset[str] | None = None
+        self._checked = False
 
     def _known(self, kind: str) -> dict[str, set[str]] | None:
         with self._lock:
@@ -338,13 +461,34 @@ class RecordIndexGuard:
             return None  # the index names a file group the listing does not hold: stale
         return [s for s in slices if (s.partition_path, s.file_id) in wanted]
 
+    def duplicates(self) -> frozenset[str] | None:
+        """Keys that may have had two copies (see ``duplicated_keys``), checked once;
+        None when not known."""
+        with self._lock:
+            if not self._checked:
+                field = self.key_filter_field
+                if field is not None:
+                    self._duplicates = duplicated_keys(
+                        self._storage, self._timeline, self._mdt, field, self._max_checked_keys
+                    )
+                self._checked = True
+            return self._duplicates
+
     def allows(self, lookup: KeyLookup, schema: pa.Schema) -> bool:
-        """True when no suspect file can hold one of the lookup's keys by its stats."""
-        return self._none_may_match("keys", lookup.filters, schema)
+        """True when no suspect file can hold one of the lookup's keys by its stats, or
+        none of them ever had a second copy."""
+        if self._none_may_match("keys", lookup.filters, schema):
+            return True
+        duplicates = self.duplicates()
+        return duplicates is not None and not (lookup.keys & duplicates)
 
     def values_allowed(self, filters: Sequence[Filter], schema: pa.Schema) -> bool:
-        """True when no file whose values a secondary index may miss can hold a row
-        matching ``filters`` by its stats."""
+        """True when no key ever had a second copy (the indexes then pair every value
+        with its key's one location); where that is not known, when no file whose values
+        a secondary index may miss can hold a row matching ``filters`` by its stats."""
+        duplicates = self.duplicates()
+        if duplicates is not None:
+            return not duplicates
         return self._none_may_match("values", filters, schema)
 
     def _none_may_match(self, kind: str, filters: Sequence[Filter], schema: pa.Schema) -> bool:

@@ -101,7 +101,9 @@ class TableSources:
         with self._lock:
             if self._guard is None:
                 ctx = self.context
-                self._guard = RecordIndexGuard(ctx.storage, ctx.config, ctx.timeline, mdt)
+                self._guard = RecordIndexGuard(
+                    ctx.storage, ctx.config, ctx.timeline, mdt, self.tunables.duplicate_check_max_keys
+                )
             return self._guard
 
     def secondary_indexes(self, mdt: MetadataTable) -> SecondaryIndexes:
@@ -226,7 +228,7 @@ class SnapshotScan(Scan):
         # Bloom filters come last: they live in footers, which the cheaper stages spare
         # reading for the slices they drop (the slices kept are the same in any order).
         if mdt is None:
-            return [footers, BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema)]
+            return [footers, BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, ctx.timeline, filters, schema)]
         pruners: list[Pruner[HudiFileSlice]] = []
         decided: Callable[[], bool] = bool  # bool() is False: no record index decides
         if mdt.has(RECORD_INDEX):
@@ -239,7 +241,9 @@ class SnapshotScan(Scan):
             pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers, decided=secondary.decided))
         else:
             pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers))
-        pruners.append(BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema, decided=decided))
+        pruners.append(
+            BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, ctx.timeline, filters, schema, decided=decided)
+        )
         return pruners
 
 

@@ -420,6 +420,15 @@ class CowTableWriter:
 
     def upsert(self, table: pa.Table, *, commit_time: str | None = None) -> CommitResult:
         """Write one commit: new file groups for new keys, new base file versions for updated ones."""
+        return self._write(table, commit_time, "UPSERT")
+
+    def insert(self, table: pa.Table, *, commit_time: str | None = None) -> CommitResult:
+        """Write one commit as Hudi's INSERT does: every row into new file groups, keys not
+        looked up, so a key the table holds gets a second copy (a later ``upsert`` then
+        refuses the table)."""
+        return self._write(table, commit_time, "INSERT")
+
+    def _write(self, table: pa.Table, commit_time: str | None, operation: str) -> CommitResult:
         instant = self._new_instant_time(commit_time)
         data = self._conform(table)
         if self._avro_schema is None:
@@ -427,9 +436,8 @@ class CowTableWriter:
         keys = self._record_keys(data)
         parts = self._partition_paths(data)
         data, keys, parts = self._dedupe(data, keys, parts)
-        plans = self._plan(data, keys, parts)
+        plans = self._plan(data, keys, parts, lookup=operation == "UPSERT")
 
-        operation = "UPSERT"
         encode = commit_metadata_json if self.spec.table_version < 8 else commit_metadata_avro
         self._timeline.mkdir(parents=True, exist_ok=True)
         write_atomic(self._timeline / f"{instant}.commit.requested", b"")
@@ -474,8 +482,8 @@ class CowTableWriter:
         rows = _last_per_key(routing, pre)
         return data.take(rows), keys.take(rows), parts.take(rows)
 
-    def _plan(self, data: pa.Table, keys: pa.Array, parts: pa.Array) -> list[FilePlan]:
-        located = self._locate(keys, parts)
+    def _plan(self, data: pa.Table, keys: pa.Array, parts: pa.Array, lookup: bool) -> list[FilePlan]:
+        located = self._locate(keys, parts) if lookup else None
         plans: list[FilePlan] = []
         if located is not None:
             updated = pc.indices_nonzero(pc.is_valid(located))

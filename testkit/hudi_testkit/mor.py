@@ -394,7 +394,7 @@ class MorTableWriter(CowTableWriter):
         keys = self._record_keys(data)
         parts = self._partition_paths(data)
         data, keys, parts = self._dedupe(data, keys, parts)
-        plans = self._plan(data, keys, parts)
+        plans = self._plan(data, keys, parts, lookup=True)
         updates = [p for p in plans if p.previous is not None]
         inserts = [p for p in plans if p.previous is None]
         if updates and not allow_existing:

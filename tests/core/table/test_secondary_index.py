@@ -104,13 +104,15 @@ def test_lookups_on_indexed_columns_equal_filtering_afterwards(name: str, table_
         assert exact == len(lookups)
 
 
-def test_real_tables_with_later_inserts_keep_files_and_say_why(table_path) -> None:
-    """INSERT INTO after the first write may copy keys (it skips the index): GrabFood's key
-    TXN-016 came from such an insert, so the index keeps every file and says so."""
-    table = HudiTableBuilder.from_base_uri(str(table_path("sample_table/mor/avro/v9_txns_simple_meta"))).build()
+def test_real_tables_with_later_inserts_prune_once_no_key_was_copied(table_path) -> None:
+    """INSERT INTO after the first write skips the index, so it may copy keys: GrabFood's key
+    TXN-016 came from such an insert. Reading the keys of every file an insert wrote shows no
+    key in two file groups, so the index picks GrabFood's one file group."""
+    path = table_path("sample_table/mor/avro/v9_txns_simple_meta")
+    table = HudiTableBuilder.from_base_uri(str(path)).build()
     plan = _explain(table, [("merchant_name", "=", "GrabFood")])
-    assert _stage(plan).file_slices == plan.stage("file slices").file_slices
-    assert any("second copy" in n for n in plan.notes), str(plan)
+    assert _stage(plan).file_slices == len(_holding(table, "merchant_name", ["GrabFood"])) == 1, str(plan)
+    assert not any(KEPT_ALL in n for n in plan.notes), str(plan)
 
 
 def test_version_one_index_of_table_version_8_prunes_to_the_rider(table_path) -> None:
@@ -276,15 +278,44 @@ def _kept_all(plan: Any, why: str) -> None:
     assert any(KEPT_ALL in n and why in n for n in plan.notes), str(plan)
 
 
-def test_a_write_that_may_have_copied_keys_keeps_files(tmp_path: Path) -> None:
-    """A later write inserting keys may have copied keys the table held: values its files may
-    hold are not looked up; values they cannot hold (by column stats) still are."""
+def test_a_write_that_copied_keys_keeps_files(tmp_path: Path) -> None:
+    """An INSERT of keys the table holds gives them a second copy: no value is looked up then
+    (the index may have dropped a pair the first copy still holds). Keys a write inserted
+    without copying any, by upsert or by insert, leave the index exact."""
     path = tmp_path / "t"
     writer = write_indexed_table(path)
     writer.upsert(_rows(100, 8, ["fresh"]))
-    _kept_all(_check(path, [("merchant", "=", "fresh")]), "second copy")
-    plan = _check(path, [("merchant", "=", "a$b")])
-    assert not any(KEPT_ALL in n for n in plan.notes), str(plan)
+    writer.insert(_rows(200, 4, ["newer"]))
+    for filters in ([("merchant", "=", "fresh")], [("merchant", "=", "newer")], [("merchant", "=", "a$b")]):
+        plan = _check(path, filters)
+        assert _stage(plan).file_slices == len(_holding(_open(path), *_one(filters))), (filters, str(plan))
+    writer.insert(_rows(0, 4, ["copied"]))
+    for filters in ([("merchant", "=", "copied")], [("merchant", "=", "a$b")], [("merchant", "=", "fresh")]):
+        _kept_all(_check(path, filters), "second copy")
+
+
+def test_key_lookups_use_the_record_index_for_keys_never_copied(tmp_path: Path) -> None:
+    """After an INSERT copied k0000..k0003, a lookup of one of them reads both copies and a
+    lookup of any other key still reads only its file group, also once the copying write
+    is archived."""
+    path = tmp_path / "t"
+    writer = write_indexed_table(path)
+    writer.insert(_rows(0, 4, ["copied"]))
+    writer.insert(_rows(300, 2, ["later"]))
+    for archived in (False, True):
+        if archived:
+            archive_instants(path, 2)
+        copied = _check(path, [("id", "=", "k0001")])
+        assert copied.stage("record index") is None, str(copied)
+        assert to_table(_open(path).read(HudiReadOptions(filters=[("id", "=", "k0001")]))).num_rows == 2
+        plan = _check(path, [("id", "IN", "k0005,k0040")])
+        assert plan.stage("record index").file_slices == 2, str(plan)
+        _kept_all(_check(path, [("merchant", "=", "plain")]), "second copy")
+
+
+def _one(filters: list[tuple[str, str, str]]) -> tuple[str, list[str]]:
+    column, op, raw = filters[0]
+    return column, raw.split(",") if op == "IN" else [raw]
 
 
 def test_a_lagging_metadata_table_is_not_used(tmp_path: Path) -> None:
@@ -304,13 +335,17 @@ def test_archived_history_still_prunes_and_an_unreadable_one_keeps_files(tmp_pat
     hold are still looked up, exactly as before archival."""
     path = tmp_path / "t"
     writer = write_indexed_table(path)
-    writer.upsert(_rows(100, 8, ["fresh"]))  # inserts: may have copied keys
+    writer.upsert(_rows(100, 8, ["fresh"]))  # inserts, which may have copied keys (they did not)
     writer.upsert(_rows(0, 4, MERCHANTS))  # updates in place
     archive_instants(path, 2)
     table = _open(path)
     assert len(table.get_timeline().archived_data_instants()) == 2
-    _kept_all(_check(path, [("merchant", "=", "fresh")]), "second copy")
-    for filters in ([("merchant", "=", "a$b")], [("merchant", "IN", "plain,a$b,zzz")], [("merchant", "=", "zzz")]):
+    for filters in (
+        [("merchant", "=", "fresh")],
+        [("merchant", "=", "a$b")],
+        [("merchant", "IN", "plain,a$b,zzz")],
+        [("merchant", "=", "zzz")],
+    ):
         plan = _check(path, filters)
         holding = None
         for column, op, raw in filters:
