@@ -11,6 +11,7 @@ from hudi_testkit.archive import (
     delete_archive,
 )
 from hudi_testkit.avro_schema import arrow_to_avro_schema, avro_compatible_schema, decimal_fixed_size
+from hudi_testkit.bloom import BloomFilterSpec
 from hudi_testkit.common import format_instant_time, next_instant_time, parse_instant_time
 from hudi_testkit.cow import (
     DEFAULT_ROWS_PER_FILE,
@@ -35,6 +36,7 @@ from hudi_testkit.mor import (
 
 __all__ = [
     "ArchiveLayout",
+    "BloomFilterSpec",
     "COMMIT_METADATA_SCHEMA",
     "COMMIT_TIME_ORDERING",
     "DEFAULT_RECORDS_PER_BLOCK",

@@ -32,6 +32,7 @@ from hudi_ray.core.config import parse_properties
 from hudi_ray.core.schema import META_FIELDS, avro_to_arrow_schema
 from hudi_ray.core.timeline import COMMIT, decode_instant_metadata
 from hudi_testkit.avro_schema import arrow_to_avro_schema, avro_compatible_schema
+from hudi_testkit.bloom import BloomFilterSpec, footer_metadata
 from hudi_testkit.common import (
     arange,
     complete_instant,
@@ -255,9 +256,11 @@ class CowTableWriter:
         compression: str = "snappy",
         max_workers: int | None = None,
         metadata_table: bool | MetadataTableOptions = False,
+        bloom_filter: BloomFilterSpec | None = None,
     ) -> None:
         """``metadata_table`` (table version 8+): True or options to create a metadata table with
-        :meth:`create`; an existing one is kept up to date whatever it says."""
+        :meth:`create`; an existing one is kept up to date whatever it says. ``bloom_filter``:
+        write Hudi's bloom filter of record keys into each base file's footer, as Hudi does."""
         if rows_per_file < 1:
             raise WriteSpecError("rows_per_file must be positive")
         self.base = _local_path(base_path)
@@ -265,6 +268,7 @@ class CowTableWriter:
         self.rows_per_file = rows_per_file
         self.compression = compression
         self.max_workers = max_workers or min(8, os.cpu_count() or 2)
+        self.bloom_filter = bloom_filter
         self._timeline = self.base / spec.timeline_dir
         self._latest_time: str | None = None
         self._file_groups: dict[tuple[str, str], BaseFile] = {}
@@ -591,6 +595,8 @@ class CowTableWriter:
         if out.num_rows:
             metadata[b"hoodie_min_record_key"] = key_range["min"].as_py().encode()
             metadata[b"hoodie_max_record_key"] = key_range["max"].as_py().encode()
+        if self.bloom_filter is not None:
+            metadata.update(footer_metadata(out[_RECORD_KEY], self.bloom_filter))
         path = self.base / rel
         # No ARROW:schema entry, as in files Hudi writes; store_schema=False would also drop the
         # schema's own metadata, so the Hudi keys are added to the footer directly.

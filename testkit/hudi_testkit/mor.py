@@ -47,6 +47,7 @@ from hudi_ray.core.log_file import BlockType
 from hudi_ray.core.schema import META_FIELDS, avro_to_arrow_schema
 from hudi_ray.core.timeline import COMMIT, DELTA_COMMIT, decode_instant_metadata
 from hudi_testkit.avro_schema import arrow_to_avro_schema
+from hudi_testkit.bloom import BloomFilterSpec
 from hudi_testkit.common import arange, complete_instant, flat, groups, write_atomic
 from hudi_testkit.cow import (
     DEFAULT_ROWS_PER_FILE,
@@ -232,6 +233,7 @@ class MorTableWriter(CowTableWriter):
         block_format: str = "avro",
         append_log_files: bool = False,
         metadata_table: bool | MetadataTableOptions = False,
+        bloom_filter: BloomFilterSpec | None = None,
     ) -> None:
         if records_per_block < 1:
             raise WriteSpecError("records_per_block must be positive")
@@ -252,6 +254,7 @@ class MorTableWriter(CowTableWriter):
             compression=compression,
             max_workers=max_workers,
             metadata_table=metadata_table,
+            bloom_filter=bloom_filter,
         )
 
     # -- creating and opening --------------------------------------------------------------
