@@ -139,32 +139,42 @@ def _column_indices(reader: pq.ParquetReader, columns: Sequence[str] | None) -> 
 
 
 class FooterCache:
-    """Parquet footers read during planning, reused by the read that follows."""
+    """Parquet footers read during planning, reused by the read that follows.
 
-    def __init__(self, capacity: int = 4096) -> None:
+    Bounded by count and by bytes: a footer Hudi wrote holds its bloom filter, 431 KB
+    of text at Hudi's default sizing, so thousands of them would hold gigabytes."""
+
+    def __init__(self, capacity: int = 4096, max_bytes: int = 256 << 20) -> None:
         self.capacity = capacity
-        self._items: OrderedDict[str, pq.FileMetaData] = OrderedDict()
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[str, tuple[pq.FileMetaData, int]] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def get(self, rel: str) -> pq.FileMetaData | None:
         with self._lock:
-            md = self._items.get(rel)
-            if md is not None:
-                self._items.move_to_end(rel)
-            return md
+            item = self._items.get(rel)
+            if item is None:
+                return None
+            self._items.move_to_end(rel)
+            return item[0]
 
     def put(self, rel: str, metadata: pq.FileMetaData) -> None:
+        size = int(metadata.serialized_size)
         with self._lock:
-            self._items[rel] = metadata
-            self._items.move_to_end(rel)
-            while len(self._items) > self.capacity:
-                self._items.popitem(last=False)
+            old = self._items.pop(rel, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._items[rel] = (metadata, size)
+            self._bytes += size
+            while self._items and (len(self._items) > self.capacity or self._bytes > self.max_bytes):
+                self._bytes -= self._items.popitem(last=False)[1][1]
 
     def __getstate__(self) -> dict:
-        return {"capacity": self.capacity}
+        return {"capacity": self.capacity, "max_bytes": self.max_bytes}
 
     def __setstate__(self, state: dict) -> None:
-        type(self).__init__(self, state["capacity"])
+        type(self).__init__(self, state["capacity"], state.get("max_bytes", 256 << 20))
 
 
 class ParquetReader:

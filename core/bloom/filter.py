@@ -45,14 +45,20 @@ _HASH_TYPES = (0, 1)  # Jenkins, Murmur
 
 @dataclass(frozen=True, eq=False)
 class BloomFilter:
-    """A decoded filter: rows of bits, each with its hash count, bit count and hash type."""
+    """A filter as its Base64 text and where each row's bits lie in what the text encodes.
 
-    rows: np.ndarray  # int64 (n, 4): hashes, bits, hash type, first byte of the row in ``bits``
-    bits: np.ndarray  # uint8
+    The bits are not decoded up front: a filter at Hudi's default sizing is 431 KB of
+    text, and a lookup tests a few dozen of its bits.
+    """
+
+    rows: np.ndarray  # int64 (n, 4): hashes, bits, hash type, first byte of the row's bits
+    text: np.ndarray  # uint8: the Base64 characters
+    where: str
 
     def might_contain(self, keys: pa.Array | Sequence[str]) -> np.ndarray:
         """Per key, False where the filter proves the key absent; True where it may be
-        present (and for null keys)."""
+        present (and for null keys). A character the test meets that is not Base64 is
+        ``HudiCorruptFileError``."""
         array = keys if isinstance(keys, pa.Array) else pa.array(list(keys), pa.string())
         if isinstance(array, pa.ChunkedArray):
             array = array.combine_chunks()
@@ -65,42 +71,63 @@ class BloomFilter:
         _, offset_buffer, data_buffer = array.buffers()
         offsets = np.frombuffer(offset_buffer, dtype=np.int64)[array.offset : array.offset + len(array) + 1]
         data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(1, np.uint8)
-        compiled.load(_KERNELS).might_contain(data, np.ascontiguousarray(offsets), self.rows, self.bits, out)
+        bad = compiled.load(_KERNELS).might_contain(data, np.ascontiguousarray(offsets), self.rows, self.text, out)
+        if bad:
+            raise HudiCorruptFileError(f"The bloom filter of {self.where} holds characters that are not Base64")
         return out | ~valid
+
+
+def _decoded_size(text: bytes, where: str) -> int:
+    """How many bytes the Base64 ``text`` encodes, from its length and padding."""
+    pad = 0
+    while pad < min(3, len(text)) and text[len(text) - 1 - pad] == 0x3D:  # "="
+        pad += 1
+    if not text or len(text) % 4 or pad > 2:
+        raise HudiCorruptFileError(f"The bloom filter of {where} is not Base64: {len(text)} characters, {pad} padding")
+    return len(text) // 4 * 3 - pad
+
+
+def _decode_span(text: bytes, start: int, size: int, decoded: int, where: str) -> bytes:
+    """Bytes ``start`` to ``start + size`` (clipped to ``decoded``) of what ``text`` encodes."""
+    end = min(start + size, decoded)
+    if start >= end:
+        return b""
+    first, last = start // 3, (end + 2) // 3
+    try:
+        raw = base64.b64decode(text[first * 4 : last * 4], validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise HudiCorruptFileError(f"The bloom filter of {where} is not Base64: {exc}") from exc
+    return raw[start - first * 3 : end - first * 3]
 
 
 def decode_bloom_filter(text: str | bytes, type_code: str | None, where: str) -> BloomFilter:
     """The filter of ``text`` (Base64), of type ``type_code`` (None: SIMPLE, as Hudi reads
-    a footer without one). Anything that does not decode is ``HudiCorruptFileError``
-    naming ``where``."""
-    try:
-        raw = base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise HudiCorruptFileError(f"The bloom filter of {where} is not Base64: {exc}") from exc
+    a footer without one). Its headers and length are checked here; anything that does not
+    decode is ``HudiCorruptFileError`` naming ``where``."""
+    data = text.encode("ascii", "replace") if isinstance(text, str) else bytes(text)
+    size = _decoded_size(data, where)
     code = (type_code or SIMPLE).strip()
     rows: list[tuple[int, int, int, int]] = []
-    chunks: list[bytes] = []
     try:
         if code == SIMPLE:
-            end = _row(raw, 0, rows, chunks, where)
+            end = _row(data, size, 0, rows, where)
         elif code == DYNAMIC_V0:
-            _, _, _, _, pos = _header(raw, 0, where)
-            _, _, count = _DYNAMIC.unpack_from(raw, pos)
+            head = _decode_span(data, 0, _HEADER.size + _DYNAMIC.size, size, where)
+            _, _, _, _, pos = _header(head, 0, where)
+            _, _, count = _DYNAMIC.unpack_from(head, pos)
             pos += _DYNAMIC.size
-            if count < 1 or count > len(raw):
+            if count < 1 or count > size:
                 raise HudiCorruptFileError(f"The bloom filter of {where} declares {count} rows")
             for _ in range(count):
-                pos = _row(raw, pos, rows, chunks, where)
+                pos = _row(data, size, pos, rows, where)
             end = pos
         else:
             raise HudiCorruptFileError(f"The bloom filter of {where} has the unknown type {code!r}")
     except struct.error as exc:
         raise HudiCorruptFileError(f"The bloom filter of {where} is truncated: {exc}") from exc
-    if end != len(raw):
-        raise HudiCorruptFileError(
-            f"The bloom filter of {where} ({code}) holds {len(raw) - end} bytes after its last row"
-        )
-    return BloomFilter(np.array(rows, dtype=np.int64).reshape(-1, 4), np.frombuffer(b"".join(chunks), np.uint8))
+    if end != size:
+        raise HudiCorruptFileError(f"The bloom filter of {where} ({code}) holds {size - end} bytes after its last row")
+    return BloomFilter(np.array(rows, dtype=np.int64).reshape(-1, 4), np.frombuffer(data, np.uint8), where)
 
 
 def _header(raw: bytes, pos: int, where: str) -> tuple[int, int, int, int, int]:
@@ -121,14 +148,15 @@ def _header(raw: bytes, pos: int, where: str) -> tuple[int, int, int, int, int]:
     return version, hashes, kind, bits, pos
 
 
-def _row(raw: bytes, pos: int, rows: list[tuple[int, int, int, int]], chunks: list[bytes], where: str) -> int:
-    """Read one SIMPLE filter at ``pos`` into ``rows`` and ``chunks``; the position after it."""
-    _, hashes, kind, bits, pos = _header(raw, pos, where)
-    size = (bits + 7) // 8
-    if pos + size > len(raw):
+def _row(text: bytes, size: int, pos: int, rows: list[tuple[int, int, int, int]], where: str) -> int:
+    """Note the SIMPLE filter at decoded byte ``pos`` of ``text`` in ``rows``; the position after it."""
+    head = _decode_span(text, pos, _HEADER.size, size, where)
+    _, hashes, kind, bits, after = _header(head, 0, where)
+    start = pos + after
+    length = (bits + 7) // 8
+    if start + length > size:
         raise HudiCorruptFileError(
-            f"The bloom filter of {where} declares {bits} bits, but {len(raw) - pos} bytes follow its header"
+            f"The bloom filter of {where} declares {bits} bits, but {size - start} bytes follow its header"
         )
-    rows.append((hashes, bits, kind, sum(len(c) for c in chunks)))
-    chunks.append(raw[pos : pos + size])
-    return pos + size
+    rows.append((hashes, bits, kind, start))
+    return start + length

@@ -130,18 +130,53 @@ def jenkins(data, start, length, seed):  # type: ignore[no-untyped-def]
     return _signed(c)
 
 
+@nb.njit(inline="always", **_OPTIONS)
+def _sextet(c):  # type: ignore[no-untyped-def]
+    """The 6-bit value of a Base64 character (RFC 4648 alphabet), or -1."""
+    if 65 <= c <= 90:
+        return np.int64(c) - 65
+    if 97 <= c <= 122:
+        return np.int64(c) - 71
+    if 48 <= c <= 57:
+        return np.int64(c) + 4
+    if c == 43:
+        return np.int64(62)
+    if c == 47:
+        return np.int64(63)
+    return np.int64(-1)
+
+
+@nb.njit(inline="always", **_OPTIONS)
+def _decoded_byte(text, b):  # type: ignore[no-untyped-def]
+    """Byte ``b`` of what the Base64 ``text`` encodes, from the two characters that
+    carry it; -1 when one of them is not Base64."""
+    g = (b // 3) * 4
+    r = b % 3
+    hi = _sextet(text[g + r])
+    lo = _sextet(text[g + r + 1])
+    if hi < 0 or lo < 0:
+        return np.int64(-1)
+    if r == 0:
+        return ((hi << 2) | (lo >> 4)) & 0xFF
+    if r == 1:
+        return ((hi & 0xF) << 4) | (lo >> 2)
+    return ((hi & 0x3) << 6) | lo
+
+
 @nb.njit(
-    nt.void(
+    nt.int64(
         nt.Array(nt.uint8, 1, "C", readonly=True),  # the keys' UTF-8 bytes
         nt.Array(nt.int64, 1, "C", readonly=True),  # offsets of the keys (n + 1)
-        nt.Array(nt.int64, 2, "C", readonly=True),  # rows: (hashes, bits, hash type, first byte in ``bits``)
-        nt.Array(nt.uint8, 1, "C", readonly=True),  # every row's bits, one after another
+        nt.Array(nt.int64, 2, "C", readonly=True),  # rows: (hashes, bits, hash type, first byte of its bits)
+        nt.Array(nt.uint8, 1, "C", readonly=True),  # the filter's Base64 text
         nt.Array(nt.bool_, 1, "C"),  # out: whether the filter may hold each key
     ),
     **_OPTIONS,
 )
-def might_contain(data, offsets, rows, bits, out):  # type: ignore[no-untyped-def]
-    """A key may be in the filter when every one of its positions is set, in some row."""
+def might_contain(data, offsets, rows, text, out):  # type: ignore[no-untyped-def]
+    """A key may be in the filter when every one of its positions is set, in some row.
+    Only the characters that carry a tested bit are decoded, so a test costs the same
+    whatever the filter's size. Returns 1 when one of them is not Base64, else 0."""
     for i in range(len(offsets) - 1):
         start = offsets[i]
         length = offsets[i + 1] - start
@@ -155,8 +190,12 @@ def might_contain(data, offsets, rows, bits, out):  # type: ignore[no-untyped-de
             for _ in range(k):
                 h = murmur(data, start, length, h) if kind == MURMUR else jenkins(data, start, length, h)
                 bit = abs(h) % m
-                if (bits[at + (bit >> 3)] >> (bit & 7)) & 1 == 0:
+                byte = _decoded_byte(text, at + (bit >> 3))
+                if byte < 0:
+                    return 1
+                if (byte >> (bit & 7)) & 1 == 0:
                     hit = False
                     break
             found = hit
         out[i] = found
+    return 0

@@ -50,8 +50,9 @@ class PlanningTunables:
     # Footers read for size estimates; above this many base files, on-disk sizes
     # scaled by the sampled expansion ratio are used instead.
     max_footers_per_estimate: int = 4096
-    # Footers cached per table (each a few KiB to a few hundred).
+    # Footers cached per table (each a few KiB to a few hundred), and their bytes at most.
     footer_cache_capacity: int = 16384
+    footer_cache_bytes: int = 256 << 20
     # Record keys the index guards' duplicate-key check reads at most (every key a
     # write placed without an index lookup); above it, the indexes prune less.
     duplicate_check_max_keys: int = 5_000_000
@@ -68,6 +69,7 @@ class PlanningTunables:
             ),
             max_footers_per_estimate=default.max_footers_per_estimate,
             footer_cache_capacity=default.footer_cache_capacity,
+            footer_cache_bytes=default.footer_cache_bytes,
             duplicate_check_max_keys=default.duplicate_check_max_keys,
         )
 

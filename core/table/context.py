@@ -32,7 +32,10 @@ class TableContext:
     _schema: pa.Schema | None = field(default=None, repr=False)
     _partitioner: Partitioner | None = field(default=None, repr=False)
     footers: FooterCache = field(
-        default_factory=lambda: FooterCache(PLANNING_TUNABLES.footer_cache_capacity), repr=False
+        default_factory=lambda: FooterCache(
+            PLANNING_TUNABLES.footer_cache_capacity, PLANNING_TUNABLES.footer_cache_bytes
+        ),
+        repr=False,
     )
     _merge: MergeConfig | None = field(default=None, repr=False)
 

@@ -27,7 +27,7 @@ from hudi_ray.core.base_file import (
     is_parquet,
     parse_base_file_name,
 )
-from hudi_ray.core.bloom import FOOTER_KEY, LEGACY_FOOTER_KEY, TYPE_CODE_KEY, BloomFilter, decode_bloom_filter
+from hudi_ray.core.bloom import FOOTER_KEY, LEGACY_FOOTER_KEY, TYPE_CODE_KEY, decode_bloom_filter
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError
 from hudi_ray.core.expr import Filter
@@ -217,8 +217,7 @@ class BloomFilterPruner:
         metadata = io_map(lambda s: self._metadata_of(s, parquet, lance), chosen, limit=parquet.fanout)
         dropped: set[int] = set()
         for i, s, meta in zip(candidates, chosen, metadata):
-            bloom = self._filter_of(s, meta)
-            if bloom is not None and not bloom.might_contain(keys).any():
+            if not self._may_hold(s, meta, keys):
                 dropped.add(i)
         kept = [s for i, s in enumerate(items) if i not in dropped]
         explain.add("bloom filters", _partitions_of(kept), len(kept))
@@ -233,17 +232,19 @@ class BloomFilterPruner:
             return parquet.metadata(rel).metadata or {}
         return lance.schema(rel).metadata or {}
 
-    def _filter_of(self, s: HudiFileSlice, meta: dict[bytes, bytes]) -> BloomFilter | None:
+    def _may_hold(self, s: HudiFileSlice, meta: dict[bytes, bytes], keys: pa.Array) -> bool:
+        """False when the base file's filter proves none of ``keys`` is there."""
         text = meta.get(FOOTER_KEY.encode()) or meta.get(LEGACY_FOOTER_KEY.encode())
         if text is None:
-            return None
+            return True
         code = meta.get(TYPE_CODE_KEY.encode())
         where = f"the metadata of {self._storage.uri(s.base_file_relative_path())}"
         try:
-            return decode_bloom_filter(text, code.decode("utf-8", "replace") if code else None, where)
+            bloom = decode_bloom_filter(text, code.decode("utf-8", "replace") if code else None, where)
+            return bool(bloom.might_contain(keys).any())
         except HudiCorruptFileError as exc:
             log.warning("Not pruning by a bloom filter: %s", exc)
-            return None
+            return True
 
 
 class SecondaryIndexPruner:

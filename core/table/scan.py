@@ -225,10 +225,12 @@ class SnapshotScan(Scan):
         filters = self.request.filters
         data_filters = self.sources.data_filters(filters)
         footers = FooterStatsPruner(ctx.storage, ctx.footers, data_filters, schema)
-        # Bloom filters come last: they live in footers, which the cheaper stages spare
-        # reading for the slices they drop (the slices kept are the same in any order).
+        # Bloom filters live in footers: without a metadata table they go first, so footer
+        # stats read only the footers they keep (a footer Hudi wrote may not stay cached);
+        # with one, last, after the index stages that spare reading footers at all. The
+        # slices kept are the same in any order.
         if mdt is None:
-            return [footers, BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, ctx.timeline, filters, schema)]
+            return [BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, ctx.timeline, filters, schema), footers]
         pruners: list[Pruner[HudiFileSlice]] = []
         decided: Callable[[], bool] = bool  # bool() is False: no record index decides
         if mdt.has(RECORD_INDEX):
