@@ -127,7 +127,12 @@ def decode_bloom_filter(text: str | bytes, type_code: str | None, where: str) ->
         raise HudiCorruptFileError(f"The bloom filter of {where} is truncated: {exc}") from exc
     if end != size:
         raise HudiCorruptFileError(f"The bloom filter of {where} ({code}) holds {size - end} bytes after its last row")
-    return BloomFilter(np.array(rows, dtype=np.int64).reshape(-1, 4), np.frombuffer(data, np.uint8), where)
+    chars = np.frombuffer(data, np.uint8)
+    # Every character, not only those a lookup reads: damage elsewhere means the file is
+    # not what its writer left, and a wrong bit would drop a file holding the key.
+    if not compiled.load(_KERNELS).is_base64(chars, len(data) - (len(data) // 4 * 3 - size)):
+        raise HudiCorruptFileError(f"The bloom filter of {where} holds characters that are not Base64")
+    return BloomFilter(np.array(rows, dtype=np.int64).reshape(-1, 4), chars, where)
 
 
 def _header(raw: bytes, pos: int, where: str) -> tuple[int, int, int, int, int]:

@@ -199,3 +199,12 @@ def might_contain(data, offsets, rows, text, out):  # type: ignore[no-untyped-de
             found = hit
         out[i] = found
     return 0
+
+
+@nb.njit(nt.boolean(nt.Array(nt.uint8, 1, "C", readonly=True), nt.int64), **_OPTIONS)
+def is_base64(text, data_chars):  # type: ignore[no-untyped-def]
+    """Whether the first ``data_chars`` characters of ``text`` are all in the Base64 alphabet."""
+    for i in range(data_chars):  # noqa: SIM110 - numba compiles the loop, not a generator
+        if _sextet(text[i]) < 0:
+            return False
+    return True
