@@ -32,7 +32,6 @@ from pathlib import Path
 import hudi
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 import hudi_ray
 from hudi_testkit import BloomFilterSpec, CowTableSpec, CowTableWriter, MetadataTableOptions
@@ -128,9 +127,9 @@ def run_version(args: argparse.Namespace, version: int, bloom: BloomFilterSpec) 
         def rows(t: hudi_ray.HudiTable, o: hudi_ray.HudiReadOptions) -> int:
             return sum(b.num_rows for b in t.read(o))
 
-        def rs() -> int:
+        def rs(o: hudi.HudiReadOptions = rs_options) -> int:
             table = hudi.HudiTableBuilder.from_base_uri(uri).build()
-            return sum(b.num_rows for b in table.read(rs_options))
+            return sum(b.num_rows for b in table.read(o))
 
         times = medians(
             interleaved(

@@ -4,6 +4,7 @@ from hudi_ray.core.metadata.hashing import column_stats_key, file_group_index, p
 from hudi_ray.core.metadata.records import RecordLocation
 from hudi_ray.core.metadata.secondary_index import SECONDARY_INDEX_PREFIX, SecondaryIndexDefinition
 from hudi_ray.core.metadata.table import (
+    BLOOM_FILTERS,
     BOOTSTRAP_PREFIX,
     COLUMN_STATS,
     FILES,
@@ -13,6 +14,7 @@ from hudi_ray.core.metadata.table import (
 )
 
 __all__ = [
+    "BLOOM_FILTERS",
     "BOOTSTRAP_PREFIX",
     "COLUMN_STATS",
     "FILES",

@@ -91,6 +91,11 @@ def column_stats_key(column: str, partition: str, file_name: str) -> str:
     return column_id(column) + partition_id(partition) + file_id(file_name)
 
 
+def bloom_filter_key(partition: str, file_name: str) -> str:
+    """The key of a base file's record in the ``bloom_filters`` partition."""
+    return partition_id(partition) + file_id(file_name)
+
+
 def partition_stats_key(column: str, partition: str) -> str:
     return column_id(column) + partition_id(partition)
 

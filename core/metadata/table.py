@@ -49,6 +49,7 @@ FILES = "files"
 COLUMN_STATS = "column_stats"
 PARTITION_STATS = "partition_stats"
 RECORD_INDEX = "record_index"
+BLOOM_FILTERS = "bloom_filters"
 BOOTSTRAP_PREFIX = "00000000000000"
 # On an object store an HFile up to this size is fetched whole, with its slice's
 # log files, in one round trip; a larger one is read by ranges (index, then blocks).
@@ -413,6 +414,21 @@ class MetadataTable:
             value = prefixes.get(escaped + secondary_index.SEPARATOR)
             if value is not None:
                 out[value].add(record_key)
+        return out
+
+    def bloom_filters(self, files: Iterable[tuple[str, str]]) -> dict[tuple[str, str], tuple[str, bytes]]:
+        """(partition, base file name) -> (type code, Base64 text) of the files' bloom
+        filters in the ``bloom_filters`` partition; files it holds none for (or a
+        tombstone, once cleaned) are left out."""
+        if not self.has(BLOOM_FILTERS):
+            return {}
+        wanted = {hashing.bloom_filter_key(p, n): (p, n) for p, n in files}
+        out: dict[tuple[str, str], tuple[str, bytes]] = {}
+        for key, rec in self.records(BLOOM_FILTERS, keys=list(wanted)).items():
+            meta = rec.get("BloomFilterMetadata") or {}
+            payload = meta.get("bloomFilter")
+            if key in wanted and not meta.get("isDeleted") and isinstance(payload, bytes) and payload:
+                out[wanted[key]] = (str(meta.get("type") or ""), payload)
         return out
 
     def record_locations(self, keys: Iterable[str]) -> dict[str, RecordLocation]:

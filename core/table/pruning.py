@@ -34,7 +34,7 @@ from hudi_ray.core.expr import Filter
 from hudi_ray.core.expr.arrow import prune_partitions
 from hudi_ray.core.expr.stats import may_match, may_match_each
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.metadata import COLUMN_STATS, MetadataTable
+from hudi_ray.core.metadata import BLOOM_FILTERS, COLUMN_STATS, MetadataTable
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.table.explain import PlanExplain
@@ -163,10 +163,13 @@ class RecordIndexPruner:
 
 
 class BloomFilterPruner:
-    """Slices whose base file's bloom filter of record keys (in its Parquet footer or its
-    Lance schema metadata, as Apache Hudi writes one with every base file) proves that none of the keys of
-    ``key = x`` / ``key IN (...)`` filters is there. Used where no record index
-    decided the lookup (``decided``: whether one did).
+    """Slices whose base file's bloom filter of record keys proves that none of the keys of
+    ``key = x`` / ``key IN (...)`` filters is there. Used where no record index decided
+    the lookup (``decided``: whether one did).
+
+    Filters come from the metadata table's ``bloom_filters`` partition where it holds
+    one for the file, else from the file itself: its Parquet footer or Lance schema
+    metadata, where Apache Hudi writes one with every base file.
 
     A slice with log files is tested by its base file only when no write to its logs
     reported inserts (``insert_free_logs``); otherwise a log may hold a key its base
@@ -185,6 +188,7 @@ class BloomFilterPruner:
         filters: list[Filter],
         schema: pa.Schema,
         decided: Callable[[], bool] = lambda: False,
+        mdt: MetadataTable | None = None,
     ) -> None:
         self._storage = storage
         self._footers = footers
@@ -193,6 +197,7 @@ class BloomFilterPruner:
         self._filters = filters
         self._schema = schema
         self._decided = decided
+        self._mdt = mdt
 
     def prune(self, items: list[HudiFileSlice], explain: PlanExplain) -> list[HudiFileSlice]:
         if self._decided():
@@ -207,21 +212,44 @@ class BloomFilterPruner:
             if s.base_file_name and base_file_format(s.base_file_relative_path()) in (PARQUET, LANCE)
         ]
         logged = [items[i] for i in with_base if items[i].has_log_files()]
-        clean_logs = insert_free_logs(self._storage, self._timeline, logged) if logged else set()
+        clean_logs = insert_free_logs(self._storage, self._config, self._timeline, logged) if logged else set()
         candidates = [
             i for i in with_base if all((items[i].partition_path, n) in clean_logs for n in items[i].log_file_names)
         ]
-        parquet = ParquetReader(self._storage, self._footers)
-        lance = LanceReader(self._storage)
         chosen = [items[i] for i in candidates]
-        metadata = io_map(lambda s: self._metadata_of(s, parquet, lance), chosen, limit=parquet.fanout)
-        dropped: set[int] = set()
-        for i, s, meta in zip(candidates, chosen, metadata):
-            if not self._may_hold(s, meta, keys):
-                dropped.add(i)
+        dropped = {
+            i for i, s, found in zip(candidates, chosen, self._filters_of(chosen)) if not self._may_hold(s, found, keys)
+        }
         kept = [s for i, s in enumerate(items) if i not in dropped]
         explain.add("bloom filters", _partitions_of(kept), len(kept))
         return kept
+
+    def _filters_of(self, slices: list[HudiFileSlice]) -> list[tuple[bytes, str | None, str] | None]:
+        """Per slice, its base file's filter: (Base64 text, type code, where it was read), or None."""
+        indexed: dict[tuple[str, str], tuple[str, bytes]] = {}
+        mdt = self._mdt
+        if mdt is not None and mdt.has(BLOOM_FILTERS) and slices:
+            files = [(s.partition_path, s.base_file_name) for s in slices]
+            indexed = index_or_none(BLOOM_FILTERS, lambda: mdt.bloom_filters(files)) or {}
+        out: list[tuple[bytes, str | None, str] | None] = [None] * len(slices)
+        rest: list[int] = []
+        for place, s in enumerate(slices):
+            found = indexed.get((s.partition_path, s.base_file_name))
+            if found is None:
+                rest.append(place)
+            else:
+                where = f"the metadata table's bloom filter record of {self._storage.uri(s.base_file_relative_path())}"
+                out[place] = (found[1], found[0] or None, where)
+        parquet = ParquetReader(self._storage, self._footers)
+        lance = LanceReader(self._storage)
+        metadata = io_map(lambda place: self._metadata_of(slices[place], parquet, lance), rest, limit=parquet.fanout)
+        for place, meta in zip(rest, metadata):
+            text = meta.get(FOOTER_KEY.encode()) or meta.get(LEGACY_FOOTER_KEY.encode())
+            if text is not None:
+                code = meta.get(TYPE_CODE_KEY.encode())
+                where = f"the metadata of {self._storage.uri(slices[place].base_file_relative_path())}"
+                out[place] = (text, code.decode("utf-8", "replace") if code else None, where)
+        return out
 
     @staticmethod
     def _metadata_of(s: HudiFileSlice, parquet: ParquetReader, lance: LanceReader) -> dict[bytes, bytes]:
@@ -232,16 +260,14 @@ class BloomFilterPruner:
             return parquet.metadata(rel).metadata or {}
         return lance.schema(rel).metadata or {}
 
-    def _may_hold(self, s: HudiFileSlice, meta: dict[bytes, bytes], keys: pa.Array) -> bool:
+    @staticmethod
+    def _may_hold(s: HudiFileSlice, found: tuple[bytes, str | None, str] | None, keys: pa.Array) -> bool:
         """False when the base file's filter proves none of ``keys`` is there."""
-        text = meta.get(FOOTER_KEY.encode()) or meta.get(LEGACY_FOOTER_KEY.encode())
-        if text is None:
+        if found is None:
             return True
-        code = meta.get(TYPE_CODE_KEY.encode())
-        where = f"the metadata of {self._storage.uri(s.base_file_relative_path())}"
+        text, code, where = found
         try:
-            bloom = decode_bloom_filter(text, code.decode("utf-8", "replace") if code else None, where)
-            return bool(bloom.might_contain(keys).any())
+            return bool(decode_bloom_filter(text, code, where).might_contain(keys).any())
         except HudiCorruptFileError as exc:
             log.warning("Not pruning by a bloom filter: %s", exc)
             return True

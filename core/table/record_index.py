@@ -29,7 +29,7 @@ import itertools
 import logging
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -272,33 +272,53 @@ def value_suspect_files(
 
 
 # A bucket index routes a new key to its bucket's file group and counts it as an
-# update there; its file ids start with the bucket number, and its consistent-hashing
-# and partition-level variants keep their layout under this folder.
+# update there. Its file ids start with the bucket number in eight digits (taken below
+# 100,000: a random id starts so one time in 40,000); its consistent-hashing and
+# partition-level variants keep their layout under this folder.
 _BUCKET_INDEX_FOLDER = ".hoodie/.bucket_index"
-_BUCKET_FILE_ID = re.compile(r"\d{8}-")
+_BUCKET_FILE_ID = re.compile(r"000\d{5}-")
 
 
-def insert_free_logs(storage: Storage, timeline: HudiTimeline, slices: Sequence[HudiFileSlice]) -> set[tuple[str, str]]:
+def insert_free_logs(
+    storage: Storage, config: TableConfig, timeline: HudiTimeline, slices: Sequence[HudiFileSlice]
+) -> set[tuple[str, str]]:
     """(partition, name) of the log files of ``slices`` that hold no key their slice's
     base file lacks: every write to them reported no inserts, so they only update or
     delete records of their file group, which (their slice's logs all alike) are the
     base file's.
 
-    Not listed: logs of a slice older than the active timeline (an archived write to
-    them is not looked at), logs no completed write names, those a log compaction
-    wrote (it restates records of earlier logs), and any log of a table with a bucket
-    index (which counts a new key in an existing bucket as an update).
+    Every write to a log is looked at: the active timeline's, and the archived ones
+    where a log is not settled by those (on table version 6 a log written before the
+    active timeline may have taken appends since). Not listed: logs no completed write
+    names, those a log compaction wrote (it restates records of earlier logs), logs
+    whose archived writes cannot be read, and any log of a table with a bucket index
+    (which counts a new key in an existing bucket as an update).
     """
-    start = timeline.start
-    wanted = {
-        (s.partition_path, n)
-        for s in slices
-        if start is not None and s.creation_instant_time >= start and not _BUCKET_FILE_ID.match(s.file_id)
-        for n in s.log_file_names
-    }
+    wanted: dict[tuple[str, str], bool] = {}  # log -> whether archived writes may have appended to it
+    start = timeline.start or ""
+    for s in slices:
+        if not _BUCKET_FILE_ID.match(s.file_id):
+            for n in s.log_file_names:
+                wanted[(s.partition_path, n)] = config.table_version < 8 and s.creation_instant_time < start
     if not wanted or storage.exists(_BUCKET_INDEX_FOLDER):
         return set()
-    files = timeline.write_files(timeline.data_instants)
+    clean, tainted = _log_writes(timeline.write_files(timeline.data_instants), wanted)
+    if all(where in tainted or (where in clean and not older) for where, older in wanted.items()):
+        return clean - tainted
+    instants = every_write(timeline, "Bloom filters of slices with log files")
+    if instants is None:
+        return {where for where in clean - tainted if not wanted[where]}
+    try:
+        clean, tainted = _log_writes(timeline.write_files(instants), wanted)
+    except archive_errors() as exc:
+        log.warning("Bloom filters of slices with log files: an archived commit cannot be read: %s", exc)
+        return {where for where in clean - tainted if not wanted[where]}
+    return clean - tainted
+
+
+def _log_writes(files: WriteFiles, wanted: Mapping[tuple[str, str], bool]) -> tuple[set, set]:
+    """Of the ``wanted`` logs ``files`` names: those written without inserts, and those
+    some write put inserts in (or a log compaction wrote)."""
     log_compact = np.array([str(op or "").upper() == "LOG_COMPACT" for op in files.operations], dtype=bool)
     clean: set[tuple[str, str]] = set()
     tainted: set[tuple[str, str]] = set()
@@ -306,7 +326,7 @@ def insert_free_logs(storage: Storage, timeline: HudiTimeline, slices: Sequence[
     for row, where in enumerate(zip(files.partition, files.name)):
         if where in wanted:
             (tainted if bad[row] else clean).add(where)
-    return clean - tainted
+    return clean, tainted
 
 
 # -- which keys a filter names --------------------------------------------------------

@@ -244,7 +244,9 @@ class SnapshotScan(Scan):
         else:
             pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers))
         pruners.append(
-            BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, ctx.timeline, filters, schema, decided=decided)
+            BloomFilterPruner(
+                ctx.storage, ctx.footers, ctx.config, ctx.timeline, filters, schema, decided=decided, mdt=mdt
+            )
         )
         return pruners
 

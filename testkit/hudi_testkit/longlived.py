@@ -33,6 +33,7 @@ from hudi_ray.core.base_file import parse_base_file_name
 from hudi_ray.core.timeline import COMMIT, DELTA_COMMIT, HudiInstant
 from hudi_testkit import services
 from hudi_testkit.archive import archive_as_hudi, archive_instants, instants_hudi_would_archive
+from hudi_testkit.bloom import BloomFilterSpec
 from hudi_testkit.common import format_instant_time, list_instants, parse_instant_time
 from hudi_testkit.cow import CommitResult, CowTableSpec, CowTableWriter
 from hudi_testkit.errors import WriteSpecError
@@ -181,6 +182,10 @@ class _ModelIndex:
         )
 
 
+# Base files carry Hudi's bloom filters of their keys, sized for the generator's small files.
+_BLOOM = BloomFilterSpec(num_entries=1000, max_entries=10_000)
+
+
 class _IndexedCowWriter(_ModelIndex, CowTableWriter):
     pass
 
@@ -311,6 +316,7 @@ class _Generator:
             record_index_file_groups=4,
             secondary_indexes=((SECONDARY_INDEX, "label"),),
             secondary_index_file_groups=2,
+            bloom_filters=True,
             hfile_compression_level=1,
             created_at=format_instant_time(self.clock),
         )
@@ -332,13 +338,19 @@ class _Generator:
                 commit_time=instant,
                 rows_per_file=self.rows_per_file,
                 metadata_table=mdt,
+                bloom_filter=_BLOOM,
             )
             self.writer = mor
             result = mor.commits[-1]
         else:
             cow_spec = CowTableSpec("long_lived", RECORD_KEY, PARTITION_FIELD, table_version=spec.table_version)
             cow = _IndexedCowWriter.create(
-                self.path, cow_spec, DATA_SCHEMA, rows_per_file=self.rows_per_file, metadata_table=mdt
+                self.path,
+                cow_spec,
+                DATA_SCHEMA,
+                rows_per_file=self.rows_per_file,
+                metadata_table=mdt,
+                bloom_filter=_BLOOM,
             )
             self.writer = cow
             result = cow.upsert(table, commit_time=instant)

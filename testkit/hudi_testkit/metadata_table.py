@@ -63,6 +63,7 @@ from hudi_ray.core.hfile import HFileReader
 from hudi_ray.core.log_file import BlockType
 from hudi_ray.core.metadata import column_stats_key as _column_stats_key
 from hudi_ray.core.metadata import file_group_index, partition_stats_key
+from hudi_ray.core.metadata.hashing import bloom_filter_key
 from hudi_ray.core.schema import META_FIELDS
 from hudi_ray.core.timeline import DATA_ACTIONS, HudiInstant, timeline_to_epoch_millis
 from hudi_testkit.common import (
@@ -98,6 +99,7 @@ FILES = "files"
 COLUMN_STATS = "column_stats"
 PARTITION_STATS = "partition_stats"
 RECORD_INDEX = "record_index"
+BLOOM_FILTERS = "bloom_filters"
 METADATA_DIR = ".hoodie/metadata"
 INDEX_DEFS_PATH = ".hoodie/.index_defs/index.json"
 MAX_INDEXED_COLUMNS = 32
@@ -108,6 +110,7 @@ _LAYOUT = {
     COLUMN_STATS: ("col-stats-", "00000000000000001"),
     RECORD_INDEX: ("record-index-", "00000000000000002"),
     PARTITION_STATS: ("partition-stats-", "00000000000000003"),
+    BLOOM_FILTERS: ("bloom-filters-", "00000000000000900"),
 }
 _BOOTSTRAP_PREFIX = "00000000000000"
 SECONDARY_INDEX_PREFIX = "secondary_index_"
@@ -118,7 +121,7 @@ _NON_PARTITIONED = "."
 _NAMESPACE = "org.apache.hudi.avro.model"
 _META_COLUMNS = ("_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_record_key")
 _TYPE_PARTITION_LIST, _TYPE_FILES, _TYPE_COLUMN_STATS, _TYPE_RECORD_INDEX, _TYPE_PARTITION_STATS = 1, 2, 3, 5, 6
-_TYPE_SECONDARY_INDEX = 7
+_TYPE_BLOOM_FILTER, _TYPE_SECONDARY_INDEX = 4, 7
 _FILE_ID = re.compile(r"^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})-(\d+)$")
 
 # ValueType ordinals (org.apache.hudi.stats.ValueType) of table version 9 column stats.
@@ -480,6 +483,9 @@ class MetadataTableOptions:
     # (index name, column): ``CREATE INDEX <name> ON t (<column>)``, partition ``secondary_index_<name>``.
     secondary_indexes: tuple[tuple[str, str], ...] = ()
     secondary_index_file_groups: int = 10
+    # The bloom_filters partition: each base file's bloom filter (from its footer) by file.
+    bloom_filters: bool = False
+    bloom_filters_file_groups: int = 1
     hfile_block_size: int = DEFAULT_BLOCK_SIZE
     hfile_max_root_entries: int = DEFAULT_MAX_ROOT_ENTRIES
     hfile_index_fanout: int = DEFAULT_INDEX_FANOUT
@@ -546,6 +552,9 @@ class _Records:
         g = self._group(key)
         self.groups[g][key] = value
         return g
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.groups[self._group(key)]
 
     def pop(self, key: str) -> int:
         g = self._group(key)
@@ -619,6 +628,7 @@ class MetadataTableWriter:
     _observed: dict[str, list[ColumnRange]] = field(default_factory=dict, init=False)  # written file -> ranges
     _si: dict[str, dict[str, str]] = field(default_factory=dict, init=False)  # partition -> key -> escaped value
     _si_observed: dict[str, dict[str, list[tuple[str, str]]]] = field(default_factory=dict, init=False)
+    _bloom_observed: dict[str, tuple[str, bytes]] = field(default_factory=dict, init=False)  # file -> (type, text)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _latest_mdt_time: str = field(default=_BOOTSTRAP_PREFIX + "000", init=False)
     _failed: dict[str, _Checkpoint] = field(default_factory=dict, init=False)  # failed instant -> state before it
@@ -678,6 +688,8 @@ class MetadataTableWriter:
                 groups[PARTITION_STATS] = options.partition_stats_file_groups
         if options.record_index:
             groups[RECORD_INDEX] = options.record_index_file_groups
+        if options.bloom_filters:
+            groups[BLOOM_FILTERS] = options.bloom_filters_file_groups
         secondary: dict[str, str] = {}
         for name, column in options.secondary_indexes:
             if data_schema.get_field_index(column) < 0:
@@ -982,6 +994,13 @@ class MetadataTableWriter:
     def observe_file(self, relative_path: str, rows: pa.Table | None, path: Path | None = None) -> None:
         """Column stats of a file a commit wrote: ``rows`` are all its rows (None: a delete-only log);
         ``path`` (base files) lets column sizes be read from the Parquet footer."""
+        if path is not None and BLOOM_FILTERS in self.file_groups:
+            meta = pq.read_metadata(path).metadata or {}
+            text = meta.get(b"org.apache.hudi.bloomfilter")
+            if text is not None:
+                code = meta.get(b"hoodie_bloom_filter_type_code", b"SIMPLE").decode()
+                with self._lock:
+                    self._bloom_observed[relative_path] = (code, text)
         if rows is not None and self.secondary and "_hoodie_record_key" in rows.column_names:
             keys = rows["_hoodie_record_key"].to_pylist()
             pairs = {
@@ -1038,6 +1057,7 @@ class MetadataTableWriter:
         with self._lock:
             observed, self._observed = self._observed, {}
             si_observed, self._si_observed = self._si_observed, {}
+            bloom_observed, self._bloom_observed = self._bloom_observed, {}
         # Files of an earlier, failed write may have been observed: only this commit's count.
         written = {s.path for s in stats if s.path}
         observed = {rel: ranges for rel, ranges in observed.items() if rel in written}
@@ -1085,6 +1105,22 @@ class MetadataTableWriter:
                     old = state.pop(key, None)
                     if old is not None:
                         changed[partition].add(values.pop(secondary_index_key(old, key)))
+        # Bloom filters: a record per written base file that has one; a tombstone per cleaned one.
+        if BLOOM_FILTERS in self.file_groups:
+            values = self._values[BLOOM_FILTERS]
+            for rel, (code, text) in bloom_observed.items():
+                if rel in written:
+                    partition, _, name = rel.rpartition("/")
+                    info = {"type": code, "timestamp": instant, "bloomFilter": text, "isDeleted": False}
+                    record = self._record(_TYPE_BLOOM_FILTER, BloomFilterMetadata=info)
+                    changed[BLOOM_FILTERS].add(values.put(bloom_filter_key(partition, name), self._encode(record)))
+            for rel in removed_files:
+                partition, _, name = rel.rpartition("/")
+                key = bloom_filter_key(partition, name)
+                if key in values:
+                    info = {"type": "", "timestamp": instant, "bloomFilter": b"", "isDeleted": True}
+                    record = self._record(_TYPE_BLOOM_FILTER, BloomFilterMetadata=info)
+                    changed[BLOOM_FILTERS].add(values.put(key, self._encode(record)))
         # Files: every written file with its final size; cleaned files leave the listing and the stats.
         touched: set[str] = set()
         for rel in removed_files:
@@ -1184,7 +1220,7 @@ class MetadataTableWriter:
         with self._lock:
             self._values, self._files, self._ranges = before.values, before.files, before.ranges
             self._rli, self._groups, self._si = before.rli, before.groups, before.si
-            self._observed, self._si_observed = {}, {}
+            self._observed, self._si_observed, self._bloom_observed = {}, {}, {}
         return action, deleted
 
     def complete_service(self, instant: str, action: str, body: bytes) -> str:

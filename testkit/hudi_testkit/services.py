@@ -47,6 +47,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_ray.core.timeline import COMMIT, HudiInstant
+from hudi_testkit.bloom import footer_metadata
 from hudi_testkit.common import complete_instant, flat, groups, list_instants, write_atomic
 from hudi_testkit.cow import BaseFile, CommitResult, CowTableWriter
 from hudi_testkit.errors import InvalidRowsError, TableStateError
@@ -499,6 +500,8 @@ def _write_parquet(writer: CowTableWriter, rel: str, out: pa.Table) -> int:
         key_range = pc.min_max(out[_RECORD_KEY])
         metadata[b"hoodie_min_record_key"] = key_range["min"].as_py().encode()
         metadata[b"hoodie_max_record_key"] = key_range["max"].as_py().encode()
+    if writer.bloom_filter is not None:
+        metadata.update(footer_metadata(out[_RECORD_KEY], writer.bloom_filter))
     path = writer.base / rel
     with pq.ParquetWriter(path, out.schema, compression=writer.compression, store_schema=False) as pw:
         pw.write_table(out)

@@ -5,6 +5,7 @@ holding the key (a slice's log files count when a write to them reported inserts
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import shutil
@@ -17,6 +18,9 @@ import pytest
 
 import hudi_ray
 from hudi_ray.core.bloom import FOOTER_KEY
+from hudi_ray.core.table.pruning import BloomFilterPruner
+from hudi_ray.core.table.record_index import insert_free_logs
+from hudi_testkit import BloomFilterSpec, CowTableSpec, CowTableWriter, MetadataTableOptions
 from tests.support import TablePath, all_table_names, row_set
 
 TABLES = [n for n in all_table_names() if not n.endswith(("_empty", "_no_metafields"))]
@@ -131,5 +135,47 @@ def test_a_log_that_may_hold_new_keys_keeps_its_slice(table_path: TablePath, tmp
     commit.write_text(original.replace('"numInserts" : 0', '"numInserts" : 2'))
     assert kept() == {logged}
     commit.write_text(original)
+    table = hudi_ray.HudiTableBuilder.from_base_uri(str(work)).build()
+    ctx = table._context
+    (slice_,) = [s for s in table.get_file_slices() if s.log_file_names]
+    assert insert_free_logs(ctx.storage, ctx.config, ctx.timeline, [slice_])
+    bucketed = dataclasses.replace(slice_, file_id="00000003-" + slice_.file_id[9:])
+    assert not insert_free_logs(ctx.storage, ctx.config, ctx.timeline, [bucketed])
     (work / ".hoodie/.bucket_index").mkdir()
     assert kept() == {logged}
+
+
+def test_the_metadata_tables_bloom_filters_spare_reading_footers(tmp_path: Path, monkeypatch) -> None:
+    """With a ``bloom_filters`` partition, filters come from the metadata table: lookups keep
+    exactly the holding groups and read no footer; without it, footers are read."""
+    schema = pa.schema([pa.field("id", pa.string(), nullable=False), pa.field("r", pa.string())])
+    rows = pa.table({"id": [f"k{i:03d}" for i in range(200)], "r": ["a", "b"] * 100}, schema=schema)
+    footers_read: list[str] = []
+    original = BloomFilterPruner._metadata_of
+
+    def counting(s, parquet, lance):  # type: ignore[no-untyped-def]
+        footers_read.append(s.base_file_name)
+        return original(s, parquet, lance)
+
+    monkeypatch.setattr(BloomFilterPruner, "_metadata_of", staticmethod(counting))
+    for partition in (True, False):
+        path = tmp_path / f"t{partition}"
+        options = MetadataTableOptions(record_index=False, bloom_filters=partition)
+        spec = BloomFilterSpec(num_entries=100, max_entries=1000)
+        writer = CowTableWriter.create(
+            path, CowTableSpec("t", "id", "r", None, table_version=9), schema, rows_per_file=20,
+            metadata_table=options, bloom_filter=spec,
+        )  # fmt: skip
+        writer.insert(rows.slice(0, 100))
+        writer.insert(rows.slice(100, 100))
+        table = hudi_ray.HudiTableBuilder.from_base_uri(str(path)).build()
+        data = pa.Table.from_batches(table.read())
+        footers_read.clear()
+        for key in ("k007", "k150", "k199", "no-such-key"):
+            options_ = hudi_ray.HudiReadOptions(filters=[("id", "=", key)])
+            expected = data.filter(pc.equal(data["id"], key))
+            got = table.read(options_)
+            assert (row_set(got) if got else []) == (row_set(expected) if expected.num_rows else [])
+            kept = {s.file_id for s in table.get_file_slices(options_)}
+            assert kept == {n.split("_")[0] for n in expected["_hoodie_file_name"].to_pylist()}, key
+        assert (footers_read == []) == partition, footers_read[:3]

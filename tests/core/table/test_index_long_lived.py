@@ -380,6 +380,27 @@ def test_new_keys_keep_every_file_group(tables: Tables, table_type: str) -> None
         assert f"secondary index kept every file: {SECOND_COPY}" in plan.notes, label
 
 
+@pytest.mark.parametrize("table_type", TYPES)
+def test_bloom_filters_keep_only_the_groups_holding_the_key(tables: Tables, table_type: str) -> None:
+    """Where the record index may not prune, the bloom filters (the metadata table's
+    ``bloom_filters`` partition, kept through compaction, clustering and cleaning) keep
+    exactly the file groups holding the key: logs of updates report no inserts, so a base
+    file's filter decides for its slice. Cleaned files' records are tombstones."""
+    t = tables(NEW_KEYS, table_type)
+    table = _table(t.path)
+    for k in _lookup_keys(t):
+        plan = _plan(table, RECORD_KEY, k)
+        assert plan.stage("bloom filters") is not None, k
+        assert _kept(table, [(RECORD_KEY, "=", k)]) == _holding(t, _expected(t, RECORD_KEY, k)), k
+    mdt = _mdt(table)
+    ctx = table._context
+    written = ctx.timeline.write_files(ctx.timeline.archived_data_instants() + ctx.timeline.data_instants)
+    base_files = {(p, n) for p, n in zip(written.partition, written.name) if n.endswith(".parquet")}
+    live = {f for f in base_files if (t.path / f[0] / f[1]).exists()}
+    assert base_files - live, "no base file was cleaned"
+    assert set(mdt.bloom_filters(sorted(base_files))) == live
+
+
 # -- without the archive ------------------------------------------------------------------------------
 
 
