@@ -7,8 +7,8 @@ record index, written by inserts.
 Each table holds ``--files`` file groups (at least 2,000) written by ten INSERT commits,
 random record keys (so key ranges overlap and column stats cannot prune), a bloom filter
 per base file as Hudi writes one, and ``key_copy``, an unindexed copy of the key. Table
-version 6 has no metadata table; version 9 has one with files and column stats but no
-record index. ``--bloom-entries hudi`` sizes filters as Hudi's defaults do (60,000 keys,
+version 6 has no metadata table (filters come from footers); version 9 has one with files,
+column stats and the ``bloom_filters`` partition but no record index. ``--bloom-entries hudi`` sizes filters as Hudi's defaults do (60,000 keys,
 fpp 1e-9: 431 KB of footer text per file); a number sizes them for that many keys, as a
 table tuned with ``hoodie.index.bloom.num_entries`` has.
 
@@ -81,7 +81,7 @@ def prepare(path: Path, version: int, files: int, rows_per_file: int, bloom: Blo
         shutil.rmtree(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     spec = CowTableSpec("bloom_lookup", "key", "region", None, table_version=version)
-    mdt = MetadataTableOptions(record_index=False) if version >= 8 else False
+    mdt = MetadataTableOptions(record_index=False, bloom_filters=True) if version >= 8 else False
     writer = CowTableWriter.create(
         path, spec, SCHEMA, rows_per_file=rows_per_file, metadata_table=mdt, bloom_filter=bloom
     )
