@@ -8,9 +8,10 @@ Each table holds ``--files`` file groups (at least 2,000) written by ten INSERT 
 random record keys (so key ranges overlap and column stats cannot prune), a bloom filter
 per base file as Hudi writes one, and ``key_copy``, an unindexed copy of the key. Table
 version 6 has no metadata table (filters come from footers); version 9 has one with files,
-column stats and the ``bloom_filters`` partition but no record index. ``--bloom-entries hudi`` sizes filters as Hudi's defaults do (60,000 keys,
-fpp 1e-9: 431 KB of footer text per file); a number sizes them for that many keys, as a
-table tuned with ``hoodie.index.bloom.num_entries`` has.
+column stats and the ``bloom_filters`` partition but no record index. ``--bloom-entries
+hudi`` sizes filters as Hudi's defaults do (60,000 keys, fpp 1e-9: 431 KB of footer text
+per file); a number sizes them for that many keys, as a table tuned with
+``hoodie.index.bloom.num_entries`` has.
 
 ``key = k`` and ``key IN (100 keys)`` run against the same filters on ``key_copy``
 (every file read, the same filter machinery, no bloom filter) and against hudi-rs with the

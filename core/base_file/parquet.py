@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -13,6 +15,7 @@ import pyarrow.parquet as pq
 
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiStorageError
 from hudi_ray.core.storage import StorageLike
+from hudi_ray.core.storage.prefetch import FetchedParquet, fetch_parquet
 from hudi_ray.core.util.arrow_pool import reader_pool
 
 
@@ -139,7 +142,8 @@ def _column_indices(reader: pq.ParquetReader, columns: Sequence[str] | None) -> 
 
 
 class FooterCache:
-    """Parquet footers read during planning, reused by the read that follows.
+    """Parquet footers read during planning, reused by the read that follows, and facts
+    derived from a base file's footer (such as its decoded bloom filter), by kind.
 
     Bounded by count and by bytes: a footer Hudi wrote holds its bloom filter, 431 KB
     of text at Hudi's default sizing, so thousands of them would hold gigabytes."""
@@ -147,25 +151,31 @@ class FooterCache:
     def __init__(self, capacity: int = 4096, max_bytes: int = 256 << 20) -> None:
         self.capacity = capacity
         self.max_bytes = max_bytes
-        self._items: OrderedDict[str, tuple[pq.FileMetaData, int]] = OrderedDict()
+        self._items: OrderedDict[tuple[str, str], tuple[Any, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
     def get(self, rel: str) -> pq.FileMetaData | None:
-        with self._lock:
-            item = self._items.get(rel)
-            if item is None:
-                return None
-            self._items.move_to_end(rel)
-            return item[0]
+        return self.derived(rel, "")
 
     def put(self, rel: str, metadata: pq.FileMetaData) -> None:
-        size = int(metadata.serialized_size)
+        self.put_derived(rel, "", metadata, int(metadata.serialized_size))
+
+    def derived(self, rel: str, kind: str) -> Any:
+        """What was put for ``rel`` under ``kind``, or None."""
         with self._lock:
-            old = self._items.pop(rel, None)
+            item = self._items.get((rel, kind))
+            if item is None:
+                return None
+            self._items.move_to_end((rel, kind))
+            return item[0]
+
+    def put_derived(self, rel: str, kind: str, value: Any, size: int) -> None:
+        with self._lock:
+            old = self._items.pop((rel, kind), None)
             if old is not None:
                 self._bytes -= old[1]
-            self._items[rel] = (metadata, size)
+            self._items[(rel, kind)] = (value, size)
             self._bytes += size
             while self._items and (len(self._items) > self.capacity or self._bytes > self.max_bytes):
                 self._bytes -= self._items.popitem(last=False)[1][1]
@@ -244,6 +254,28 @@ class ParquetReader:
         if self.footers is not None:
             self.footers.put(rel, md)
         return md
+
+    def metadata_many(self, rels: Sequence[str], sizes: Sequence[int] | None = None) -> list[pq.FileMetaData]:
+        """The footers of ``rels`` (``sizes``: their sizes when known, sparing a request
+        each). On an object store the uncached ones are fetched together on the storage's
+        I/O loop, a file's last bytes in one request; a file that fails there is read again
+        on its own, which reports what is wrong with it."""
+        out: list[pq.FileMetaData | None] = [self._cached(rel) for rel in rels]
+        missing = [i for i, md in enumerate(out) if md is None]
+        if len(missing) > 1 and not self.storage.is_local:
+
+            async def fetch_all() -> list[FetchedParquet | BaseException | None]:
+                return await asyncio.gather(
+                    *(fetch_parquet(self.storage, rels[i], sizes[i] if sizes else None, set(), 0) for i in missing),
+                    return_exceptions=True,
+                )
+
+            for i, got in zip(missing, self.storage.submit(fetch_all()).result()):
+                if isinstance(got, FetchedParquet):
+                    out[i] = got.metadata
+                    if self.footers is not None:
+                        self.footers.put(rels[i], got.metadata)
+        return [md if md is not None else self.metadata(rel) for md, rel in zip(out, rels)]
 
     def num_rows(self, rel: str) -> int:
         return self.metadata(rel).num_rows

@@ -27,7 +27,7 @@ from hudi_ray.core.base_file import (
     is_parquet,
     parse_base_file_name,
 )
-from hudi_ray.core.bloom import FOOTER_KEY, LEGACY_FOOTER_KEY, TYPE_CODE_KEY, decode_bloom_filter
+from hudi_ray.core.bloom import FOOTER_KEY, LEGACY_FOOTER_KEY, TYPE_CODE_KEY, BloomFilter, decode_bloom_filter
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError
 from hudi_ray.core.expr import Filter
@@ -217,14 +217,31 @@ class BloomFilterPruner:
             i for i in with_base if all((items[i].partition_path, n) in clean_logs for n in items[i].log_file_names)
         ]
         chosen = [items[i] for i in candidates]
-        dropped = {
-            i for i, s, found in zip(candidates, chosen, self._filters_of(chosen)) if not self._may_hold(s, found, keys)
-        }
+        dropped = {i for i, bloom in zip(candidates, self._filters_of(chosen)) if not self._may_hold(bloom, keys)}
         kept = [s for i, s in enumerate(items) if i not in dropped]
         explain.add("bloom filters", _partitions_of(kept), len(kept))
         return kept
 
-    def _filters_of(self, slices: list[HudiFileSlice]) -> list[tuple[bytes, str | None, str] | None]:
+    def _filters_of(self, slices: list[HudiFileSlice]) -> list[BloomFilter | None]:
+        """Per slice, its base file's decoded filter, or None (none, or not decodable):
+        decoded once per file and kept with its footer facts."""
+        out: list[BloomFilter | None] = [None] * len(slices)
+        missing: list[int] = []
+        for place, s in enumerate(slices):
+            cached = self._footers.derived(s.base_file_relative_path(), _BLOOM)
+            if cached is None:
+                missing.append(place)
+            else:
+                out[place] = cached if isinstance(cached, BloomFilter) else None
+        found = self._texts_of([slices[place] for place in missing])
+        for place, text in zip(missing, found):
+            bloom = _decoded(text) if text is not None else None
+            out[place] = bloom
+            size = len(bloom.text) if bloom is not None else 64
+            self._footers.put_derived(slices[place].base_file_relative_path(), _BLOOM, bloom or _NO_FILTER, size)
+        return out
+
+    def _texts_of(self, slices: list[HudiFileSlice]) -> list[tuple[bytes, str | None, str] | None]:
         """Per slice, its base file's filter: (Base64 text, type code, where it was read), or None."""
         indexed: dict[tuple[str, str], tuple[str, bytes]] = {}
         mdt = self._mdt
@@ -242,8 +259,19 @@ class BloomFilterPruner:
                 out[place] = (found[1], found[0] or None, where)
         parquet = ParquetReader(self._storage, self._footers)
         lance = LanceReader(self._storage)
-        metadata = io_map(lambda place: self._metadata_of(slices[place], parquet, lance), rest, limit=parquet.fanout)
-        for place, meta in zip(rest, metadata):
+        in_parquet = [place for place in rest if is_parquet(slices[place].base_file_relative_path())]
+        footers = parquet.metadata_many(
+            [slices[place].base_file_relative_path() for place in in_parquet],
+            [slices[place].base_file_size for place in in_parquet],
+        )
+        metadata = {place: md.metadata or {} for place, md in zip(in_parquet, footers)}
+        in_lance = [place for place in rest if place not in metadata]
+        for place, schema in zip(
+            in_lance, io_map(lambda at: lance.schema(slices[at].base_file_relative_path()), in_lance)
+        ):
+            metadata[place] = schema.metadata or {}
+        for place in rest:
+            meta = metadata[place]
             text = meta.get(FOOTER_KEY.encode()) or meta.get(LEGACY_FOOTER_KEY.encode())
             if text is not None:
                 code = meta.get(TYPE_CODE_KEY.encode())
@@ -252,25 +280,29 @@ class BloomFilterPruner:
         return out
 
     @staticmethod
-    def _metadata_of(s: HudiFileSlice, parquet: ParquetReader, lance: LanceReader) -> dict[bytes, bytes]:
-        """The key-value metadata Hudi writes with a base file: a Parquet footer's, or a
-        Lance file's schema metadata."""
-        rel = s.base_file_relative_path()
-        if is_parquet(rel):
-            return parquet.metadata(rel).metadata or {}
-        return lance.schema(rel).metadata or {}
-
-    @staticmethod
-    def _may_hold(s: HudiFileSlice, found: tuple[bytes, str | None, str] | None, keys: pa.Array) -> bool:
+    def _may_hold(bloom: BloomFilter | None, keys: pa.Array) -> bool:
         """False when the base file's filter proves none of ``keys`` is there."""
-        if found is None:
+        if bloom is None:
             return True
-        text, code, where = found
         try:
-            return bool(decode_bloom_filter(text, code, where).might_contain(keys).any())
+            return bool(bloom.might_contain(keys).any())
         except HudiCorruptFileError as exc:
             log.warning("Not pruning by a bloom filter: %s", exc)
             return True
+
+
+# What the footer cache keeps for a base file whose filter is absent or does not decode.
+_BLOOM = "bloom filter"
+_NO_FILTER = object()
+
+
+def _decoded(found: tuple[bytes, str | None, str]) -> BloomFilter | None:
+    text, code, where = found
+    try:
+        return decode_bloom_filter(text, code, where)
+    except HudiCorruptFileError as exc:
+        log.warning("Not pruning by a bloom filter: %s", exc)
+        return None
 
 
 class SecondaryIndexPruner:
@@ -331,7 +363,9 @@ class FooterStatsPruner:
         ]
         reader = ParquetReader(self._storage, self._footers)
         chosen = [items[i] for i in candidates]
-        footers = io_map(lambda s: reader.metadata(s.base_file_relative_path()), chosen, limit=reader.fanout)
+        footers = reader.metadata_many(
+            [s.base_file_relative_path() for s in chosen], [s.base_file_size for s in chosen]
+        )
         stats = footer_bounds(footers, self._schema, {f.field for f in self._filters})
         keep = may_match_each(self._filters, stats, self._schema)
         kept: list[HudiFileSlice | None] = list(items)

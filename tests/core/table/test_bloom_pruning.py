@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import hudi_ray
+from hudi_ray.core.base_file import ParquetReader
 from hudi_ray.core.bloom import FOOTER_KEY
-from hudi_ray.core.table.pruning import BloomFilterPruner
 from hudi_ray.core.table.record_index import insert_free_logs
 from hudi_testkit import BloomFilterSpec, CowTableSpec, CowTableWriter, MetadataTableOptions
 from tests.support import TablePath, all_table_names, row_set
@@ -151,13 +151,13 @@ def test_the_metadata_tables_bloom_filters_spare_reading_footers(tmp_path: Path,
     schema = pa.schema([pa.field("id", pa.string(), nullable=False), pa.field("r", pa.string())])
     rows = pa.table({"id": [f"k{i:03d}" for i in range(200)], "r": ["a", "b"] * 100}, schema=schema)
     footers_read: list[str] = []
-    original = BloomFilterPruner._metadata_of
+    original = ParquetReader.metadata_many
 
-    def counting(s, parquet, lance):  # type: ignore[no-untyped-def]
-        footers_read.append(s.base_file_name)
-        return original(s, parquet, lance)
+    def counting(self, rels, sizes=None):  # type: ignore[no-untyped-def]
+        footers_read.extend(rels)
+        return original(self, rels, sizes)
 
-    monkeypatch.setattr(BloomFilterPruner, "_metadata_of", staticmethod(counting))
+    monkeypatch.setattr(ParquetReader, "metadata_many", counting)
     for partition in (True, False):
         path = tmp_path / f"t{partition}"
         options = MetadataTableOptions(record_index=False, bloom_filters=partition)
