@@ -141,6 +141,11 @@ def _column_indices(reader: pq.ParquetReader, columns: Sequence[str] | None) -> 
     return [i for c in dict.fromkeys(columns) for i in leaves.get(c, ())]
 
 
+# Footers fetched at once by ``metadata_many``: a small file is fetched whole, so this
+# bounds the bytes in flight.
+_FOOTER_BATCH = 64
+
+
 class FooterCache:
     """Parquet footers read during planning, reused by the read that follows, and facts
     derived from a base file's footer (such as its decoded bloom filter), by kind.
@@ -264,17 +269,20 @@ class ParquetReader:
         missing = [i for i, md in enumerate(out) if md is None]
         if len(missing) > 1 and not self.storage.is_local:
 
-            async def fetch_all() -> list[FetchedParquet | BaseException | None]:
-                return await asyncio.gather(
-                    *(fetch_parquet(self.storage, rels[i], sizes[i] if sizes else None, set(), 0) for i in missing),
+            async def fetch(batch: list[int]) -> list[pq.FileMetaData | None]:
+                got = await asyncio.gather(
+                    *(fetch_parquet(self.storage, rels[i], sizes[i] if sizes else None, set(), 0) for i in batch),
                     return_exceptions=True,
                 )
+                # The footers alone are kept: a small file comes whole, and its bytes go now.
+                return [g.metadata if isinstance(g, FetchedParquet) else None for g in got]
 
-            for i, got in zip(missing, self.storage.submit(fetch_all()).result()):
-                if isinstance(got, FetchedParquet):
-                    out[i] = got.metadata
-                    if self.footers is not None:
-                        self.footers.put(rels[i], got.metadata)
+            for start in range(0, len(missing), _FOOTER_BATCH):
+                batch = missing[start : start + _FOOTER_BATCH]
+                for i, md in zip(batch, self.storage.submit(fetch(batch)).result()):
+                    out[i] = md
+                    if md is not None and self.footers is not None:
+                        self.footers.put(rels[i], md)
         return [md if md is not None else self.metadata(rel) for md, rel in zip(out, rels)]
 
     def num_rows(self, rel: str) -> int:

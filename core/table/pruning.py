@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_ray.core.base_file import (
     LANCE,
@@ -29,18 +30,18 @@ from hudi_ray.core.base_file import (
 )
 from hudi_ray.core.bloom import FOOTER_KEY, LEGACY_FOOTER_KEY, TYPE_CODE_KEY, BloomFilter, decode_bloom_filter
 from hudi_ray.core.config import TableConfig
-from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError
+from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.expr.arrow import prune_partitions
 from hudi_ray.core.expr.stats import may_match, may_match_each
 from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.log_file.keys import data_block_keys
 from hudi_ray.core.metadata import BLOOM_FILTERS, COLUMN_STATS, MetadataTable
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.table.explain import PlanExplain
-from hudi_ray.core.table.record_index import RecordIndexGuard, insert_free_logs, key_lookup
+from hudi_ray.core.table.record_index import RecordIndexGuard, key_lookup
 from hudi_ray.core.table.secondary_index import SecondaryIndexes, SecondaryIndexVerdict
-from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)
@@ -171,12 +172,11 @@ class BloomFilterPruner:
     one for the file, else from the file itself: its Parquet footer or Lance schema
     metadata, where Apache Hudi writes one with every base file.
 
-    A slice with log files is tested by its base file only when no write to its logs
-    reported inserts (``insert_free_logs``); otherwise a log may hold a key its base
-    file lacks, and the slice is kept, as is a base file without a filter, one of
-    another format, and one whose filter does not decode (with a warning: pruning
-    costs, never rows). Keys composed from several fields are not looked up: that
-    their stored form is right is not proven.
+    A slice with log files is dropped when its base file's filter excludes every key and
+    no data block of its logs holds one (their keys are read then, and kept with the footer
+    facts). A base file without a filter is kept, as is one of another format, and one whose
+    filter does not decode (with a warning: pruning costs, never rows). Keys composed from
+    several fields are not looked up: that their stored form is right is not proven.
     """
 
     def __init__(
@@ -184,7 +184,6 @@ class BloomFilterPruner:
         storage: Storage,
         footers: FooterCache,
         config: TableConfig,
-        timeline: HudiTimeline,
         filters: list[Filter],
         schema: pa.Schema,
         decided: Callable[[], bool] = lambda: False,
@@ -193,7 +192,6 @@ class BloomFilterPruner:
         self._storage = storage
         self._footers = footers
         self._config = config
-        self._timeline = timeline
         self._filters = filters
         self._schema = schema
         self._decided = decided
@@ -206,21 +204,38 @@ class BloomFilterPruner:
         if lookup is None or lookup.encoded:
             return items
         keys = pa.array(sorted(lookup.keys), pa.string())
-        with_base = [
+        candidates = [
             i
             for i, s in enumerate(items)
             if s.base_file_name and base_file_format(s.base_file_relative_path()) in (PARQUET, LANCE)
         ]
-        logged = [items[i] for i in with_base if items[i].has_log_files()]
-        clean_logs = insert_free_logs(self._storage, self._config, self._timeline, logged) if logged else set()
-        candidates = [
-            i for i in with_base if all((items[i].partition_path, n) in clean_logs for n in items[i].log_file_names)
-        ]
-        chosen = [items[i] for i in candidates]
-        dropped = {i for i, bloom in zip(candidates, self._filters_of(chosen)) if not self._may_hold(bloom, keys)}
+        blooms = self._filters_of([items[i] for i in candidates])
+        excluded = [i for i, bloom in zip(candidates, blooms) if not self._may_hold(bloom, keys)]
+        # A slice whose base file lacks every key may still hold one in its log files.
+        logged = [i for i in excluded if items[i].has_log_files()]
+        in_logs = io_map(lambda i: self._logs_hold(items[i], keys), logged)
+        dropped = set(excluded) - {i for i, held in zip(logged, in_logs) if held}
         kept = [s for i, s in enumerate(items) if i not in dropped]
         explain.add("bloom filters", _partitions_of(kept), len(kept))
         return kept
+
+    def _logs_hold(self, s: HudiFileSlice, keys: pa.Array) -> bool:
+        """Whether a data block of the slice's log files holds one of ``keys``, or that
+        is not known (a log that does not decode: the read reports it)."""
+        for rel, size in zip(s.log_files_relative_paths(), s.log_file_sizes):
+            # Table version 6 appends to log files: a file's keys are kept for its size.
+            cache_key = f"{rel}@{size}"
+            found = self._footers.derived(cache_key, _LOG_KEYS)
+            if found is None:
+                try:
+                    found = data_block_keys(self._storage.read_bytes(rel), self._storage.uri(rel))
+                except HudiCoreError as exc:
+                    log.warning("Not pruning by bloom filters: the keys of a log file are not known: %s", exc)
+                    return True
+                self._footers.put_derived(cache_key, _LOG_KEYS, found, found.nbytes + 64)
+            if len(found) and pc.any(pc.is_in(keys.cast(pa.large_string()), value_set=found)).as_py():
+                return True
+        return False
 
     def _filters_of(self, slices: list[HudiFileSlice]) -> list[BloomFilter | None]:
         """Per slice, its base file's decoded filter, or None (none, or not decodable):
@@ -293,6 +308,7 @@ class BloomFilterPruner:
 
 # What the footer cache keeps for a base file whose filter is absent or does not decode.
 _BLOOM = "bloom filter"
+_LOG_KEYS = "log record keys"
 _NO_FILTER = object()
 
 

@@ -28,8 +28,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,10 +37,11 @@ import pyarrow.compute as pc
 
 from hudi_ray.core.base_file import LANCE, PARQUET, base_file_format, base_file_reader, parse_base_file_name
 from hudi_ray.core.config import TableConfig
-from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError
+from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.expr.stats import ColumnStats, may_match
-from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.file_group import HudiFileSlice, parse_log_file_name
+from hudi_ray.core.log_file.keys import data_block_keys
 from hudi_ray.core.metadata import BOOTSTRAP_PREFIX, COLUMN_STATS, RECORD_INDEX, MetadataTable, RecordLocation
 from hudi_ray.core.metadata.hashing import column_stats_key
 from hudi_ray.core.metadata.records import to_column_stats
@@ -169,16 +169,18 @@ def _placing(files: WriteFiles) -> np.ndarray:
 def duplicated_keys(
     storage: Storage, timeline: HudiTimeline, mdt: MetadataTable, key_field: str, max_keys: int
 ) -> frozenset[str] | None:
-    """Record keys that may have had two copies at once in the table: keys found in
-    files of two file groups among the files writes placed records in (``_placing``,
-    the table's first write included), or twice in one of them. None when that is not
-    known: a write is unknown, such a file is a log file or is gone (cleaned), or they
-    hold more than ``max_keys`` keys.
+    """Record keys that may have had two copies at once in the table: keys found in the
+    files of two file groups, among the files writes placed records in (``_placing``, the
+    table's first write included) and every log file a write appended to, or twice in one
+    of those base files. None when that is not known: a write is unknown, such a file is
+    gone (cleaned) or does not decode, or they hold more than ``max_keys`` keys.
 
-    Every copy of a key starts in such a file, and a file group's later files restate
-    its records, so a key found in one file group's files alone never had a second
-    copy elsewhere. Clustering, which spreads a file group's records over new ones,
-    moves the record index entry with its one copy.
+    Every copy of a key starts in such a file (a log file too: some writers count a new
+    key in a log as an update), and a file group's later files restate its records, so a
+    key found in one file group's files alone never had a second copy elsewhere.
+    Clustering, which spreads a file group's records over new ones, moves the record
+    index entry with its one copy; a log's records merge by key, so a key twice in a log
+    is one record.
     """
     instants = every_write(timeline, "The duplicate-key check", mdt)
     if instants is None:
@@ -188,41 +190,56 @@ def duplicated_keys(
     except archive_errors() as exc:
         log.warning("The duplicate-key check not made: an archived commit cannot be read: %s", exc)
         return None
+    operations = [str(op or "").upper() for op in files.operations]
+    relocating = np.array([op in _RELOCATING for op in operations], dtype=bool)
+    placing = _placing(files)
     groups: dict[tuple[str, str], int] = {}
-    placed: dict[str, int] = {}  # relative path -> its file group's number
-    for row in np.flatnonzero(_placing(files)).tolist():
-        group = groups.setdefault((files.partition[row], files.file_id[row]), len(groups))
+    bases: dict[str, int] = {}  # relative path -> its file group's number
+    logs: dict[str, int] = {}
+    for row in range(len(files.name)):
         name = files.name[row]
-        if base_file_format(name) not in (PARQUET, LANCE) or parse_base_file_name(name) is None:
-            return None  # a log file placed keys: its keys are not read here
-        placed[f"{files.partition[row]}/{name}" if files.partition[row] else name] = group
-    paths = sorted(placed)
+        is_log = parse_log_file_name(name) is not None
+        if not (placing[row] or (is_log and not relocating[files.instant[row]])):
+            continue
+        group = groups.setdefault((files.partition[row], files.file_id[row]), len(groups))
+        rel = f"{files.partition[row]}/{name}" if files.partition[row] else name
+        if is_log:
+            logs[rel] = group
+        elif base_file_format(name) in (PARQUET, LANCE) and parse_base_file_name(name) is not None:
+            bases[rel] = group
+        else:
+            return None  # a file of a format whose keys are not read here
+    base_paths, log_paths = sorted(bases), sorted(logs)
     try:
-        counts = io_map(lambda rel: base_file_reader(storage, rel).num_rows(rel), paths)
+        counts = io_map(lambda rel: base_file_reader(storage, rel).num_rows(rel), base_paths)
         if sum(counts) > max_keys:
             log.info("The duplicate-key check not made: %d keys to read, above %d", sum(counts), max_keys)
             return None
-        tables = io_map(lambda rel: base_file_reader(storage, rel).read(rel, [key_field]), paths)
-    except (HudiCorruptFileError, HudiFileNotFoundError) as exc:
+        tables = io_map(lambda rel: base_file_reader(storage, rel).read(rel, [key_field]), base_paths)
+        columns = [t.column(key_field) if key_field in t.column_names else None for t in tables]
+        columns += io_map(lambda rel: data_block_keys(storage.read_bytes(rel), storage.uri(rel), key_field), log_paths)
+    except HudiCoreError as exc:
         log.info("The duplicate-key check not made: %s", exc)
         return None
-    columns = [t.column(key_field) for t in tables if key_field in t.column_names]
-    if len(columns) != len(paths):
+    if any(c is None for c in columns) or sum(len(c) for c in columns if c is not None) > max_keys:
         return None
     try:
-        keys = pa.chunked_array([c.cast(pa.large_string()) for c in columns], pa.large_string())
+        keys = pa.chunked_array([c.cast(pa.large_string()) for c in columns if c is not None], pa.large_string())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    lengths = np.array([len(c) for c in columns], dtype=np.int64)
+    lengths = np.array([len(c) for c in columns if c is not None], dtype=np.int64)
+    paths = base_paths + log_paths
+    owner = {**bases, **logs}
     table = pa.table(
         {
             "key": keys,
-            "group": np.repeat(np.array([placed[p] for p in paths], dtype=np.int64), lengths),
+            "group": np.repeat(np.array([owner[p] for p in paths], dtype=np.int64), lengths),
             "file": np.repeat(np.arange(len(paths), dtype=np.int64), lengths),
         }
     )
     spread = table.group_by("key").aggregate([("group", "count_distinct")])
-    twice = table.group_by(["key", "file"]).aggregate([("group", "count")])
+    in_bases = table.slice(0, int(lengths[: len(base_paths)].sum()))
+    twice = in_bases.group_by(["key", "file"]).aggregate([("group", "count")])
     out = set(spread.filter(pc.greater(spread["group_count_distinct"], 1))["key"].to_pylist())
     out |= set(twice.filter(pc.greater(twice["group_count"], 1))["key"].to_pylist())
     return frozenset(out)
@@ -269,64 +286,6 @@ def value_suspect_files(
             if group in tainted:
                 out.setdefault(group[0], set()).add(name)
     return out
-
-
-# A bucket index routes a new key to its bucket's file group and counts it as an
-# update there. Its file ids start with the bucket number in eight digits (taken below
-# 100,000: a random id starts so one time in 40,000); its consistent-hashing and
-# partition-level variants keep their layout under this folder.
-_BUCKET_INDEX_FOLDER = ".hoodie/.bucket_index"
-_BUCKET_FILE_ID = re.compile(r"000\d{5}-")
-
-
-def insert_free_logs(
-    storage: Storage, config: TableConfig, timeline: HudiTimeline, slices: Sequence[HudiFileSlice]
-) -> set[tuple[str, str]]:
-    """(partition, name) of the log files of ``slices`` that hold no key their slice's
-    base file lacks: every write to them reported no inserts, so they only update or
-    delete records of their file group, which (their slice's logs all alike) are the
-    base file's.
-
-    Every write to a log is looked at: the active timeline's, and the archived ones
-    where a log is not settled by those (on table version 6 a log written before the
-    active timeline may have taken appends since). Not listed: logs no completed write
-    names, those a log compaction wrote (it restates records of earlier logs), logs
-    whose archived writes cannot be read, and any log of a table with a bucket index
-    (which counts a new key in an existing bucket as an update).
-    """
-    wanted: dict[tuple[str, str], bool] = {}  # log -> whether archived writes may have appended to it
-    start = timeline.start or ""
-    for s in slices:
-        if not _BUCKET_FILE_ID.match(s.file_id):
-            for n in s.log_file_names:
-                wanted[(s.partition_path, n)] = config.table_version < 8 and s.creation_instant_time < start
-    if not wanted or storage.exists(_BUCKET_INDEX_FOLDER):
-        return set()
-    clean, tainted = _log_writes(timeline.write_files(timeline.data_instants), wanted)
-    if all(where in tainted or (where in clean and not older) for where, older in wanted.items()):
-        return clean - tainted
-    instants = every_write(timeline, "Bloom filters of slices with log files")
-    if instants is None:
-        return {where for where in clean - tainted if not wanted[where]}
-    try:
-        clean, tainted = _log_writes(timeline.write_files(instants), wanted)
-    except archive_errors() as exc:
-        log.warning("Bloom filters of slices with log files: an archived commit cannot be read: %s", exc)
-        return {where for where in clean - tainted if not wanted[where]}
-    return clean - tainted
-
-
-def _log_writes(files: WriteFiles, wanted: Mapping[tuple[str, str], bool]) -> tuple[set, set]:
-    """Of the ``wanted`` logs ``files`` names: those written without inserts, and those
-    some write put inserts in (or a log compaction wrote)."""
-    log_compact = np.array([str(op or "").upper() == "LOG_COMPACT" for op in files.operations], dtype=bool)
-    clean: set[tuple[str, str]] = set()
-    tainted: set[tuple[str, str]] = set()
-    bad = (files.inserts != 0) | log_compact[files.instant] if len(files.name) else np.zeros(0, dtype=bool)
-    for row, where in enumerate(zip(files.partition, files.name)):
-        if where in wanted:
-            (tainted if bad[row] else clean).add(where)
-    return clean, tainted
 
 
 # -- which keys a filter names --------------------------------------------------------

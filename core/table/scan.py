@@ -230,7 +230,7 @@ class SnapshotScan(Scan):
         # with one, last, after the index stages that spare reading footers at all. The
         # slices kept are the same in any order.
         if mdt is None:
-            return [BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, ctx.timeline, filters, schema), footers]
+            return [BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema), footers]
         pruners: list[Pruner[HudiFileSlice]] = []
         decided: Callable[[], bool] = bool  # bool() is False: no record index decides
         if mdt.has(RECORD_INDEX):
@@ -244,9 +244,7 @@ class SnapshotScan(Scan):
         else:
             pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers))
         pruners.append(
-            BloomFilterPruner(
-                ctx.storage, ctx.footers, ctx.config, ctx.timeline, filters, schema, decided=decided, mdt=mdt
-            )
+            BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema, decided=decided, mdt=mdt)
         )
         return pruners
 

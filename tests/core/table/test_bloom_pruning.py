@@ -1,11 +1,10 @@
 """Record-key lookups pruned by the bloom filters in base files' footers, where no record
 index decides: on every real table a lookup returns exactly the rows the unfiltered read
 holds for the key, and on tables of Parquet or Lance base files it keeps exactly the file groups
-holding the key (a slice's log files count when a write to them reported inserts)."""
+holding the key (a slice with log files is kept when a data block of its logs holds the key)."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import random
 import shutil
@@ -19,8 +18,9 @@ import pytest
 import hudi_ray
 from hudi_ray.core.base_file import ParquetReader
 from hudi_ray.core.bloom import FOOTER_KEY
-from hudi_ray.core.table.record_index import insert_free_logs
+from hudi_ray.core.log_file.keys import data_block_keys
 from hudi_testkit import BloomFilterSpec, CowTableSpec, CowTableWriter, MetadataTableOptions
+from hudi_testkit.bloom import bloom_filter_text
 from tests.support import TablePath, all_table_names, row_set
 
 TABLES = [n for n in all_table_names() if not n.endswith(("_empty", "_no_metafields"))]
@@ -46,8 +46,8 @@ def test_key_lookups_are_exact_and_keep_the_groups_holding_the_key(name: str, ta
     data = pa.Table.from_batches(table.read())
     field = _key_field(table, data)
     slices = table.get_file_slices()
-    # Log files on real tables hold updates and deletes only (their writes report no inserts),
-    # so a slice's base file filter decides for the slice.
+    # A slice with logs is dropped only when its base file's filter and its logs' keys both
+    # leave the key out.
     prunable = all(s.base_file_name and s.base_file_name.endswith((".parquet", ".lance")) for s in slices)
     for value in _lookups(data, field):
         options = hudi_ray.HudiReadOptions(filters=[(field, "=", str(value))])
@@ -113,36 +113,31 @@ def test_key_in_lookups_keep_the_groups_holding_any_key(name: str, table_path: T
     assert kept == holding, f"kept {len(kept)}, {len(holding)} hold one of the keys"
 
 
-def test_a_log_that_may_hold_new_keys_keeps_its_slice(table_path: TablePath, tmp_path: Path) -> None:
-    """A slice with a log file is tested by its base file's filter only while every write to the
-    log reported no inserts, and never on a table with a bucket index (which counts a new key
-    in an existing bucket as an update)."""
+def test_a_key_only_a_log_holds_keeps_its_slice(table_path: TablePath, tmp_path: Path) -> None:
+    """A slice whose base file's filter excludes the key is kept when a data block of its
+    logs holds the key (some writers put new keys in logs and count them as updates), and
+    dropped when none does. The base file's filter is rewritten to leave the log's keys out."""
     work = tmp_path / "t"
     shutil.copytree(table_path("sample_table/mor/parquet/v6_simplekeygen_nonhivestyle"), work)
-    options = hudi_ray.HudiReadOptions(filters=[("id", "=", str(10**9 + 7))])
-
-    def kept() -> set[str]:
-        table = hudi_ray.HudiTableBuilder.from_base_uri(str(work)).build()
-        assert sum(b.num_rows for b in table.read(options)) == 0
-        return {s.file_id for s in table.get_file_slices(options)}
-
     table = hudi_ray.HudiTableBuilder.from_base_uri(str(work)).build()
-    (logged,) = [s.file_id for s in table.get_file_slices() if s.log_file_names]
-    assert kept() == set()
-    commit = max((work / ".hoodie").glob("*.deltacommit"))
-    original = commit.read_text()
-    assert original.count('"numInserts" : 0') == 1  # the log file's write stat
-    commit.write_text(original.replace('"numInserts" : 0', '"numInserts" : 2'))
-    assert kept() == {logged}
-    commit.write_text(original)
-    table = hudi_ray.HudiTableBuilder.from_base_uri(str(work)).build()
-    ctx = table._context
     (slice_,) = [s for s in table.get_file_slices() if s.log_file_names]
-    assert insert_free_logs(ctx.storage, ctx.config, ctx.timeline, [slice_])
-    bucketed = dataclasses.replace(slice_, file_id="00000003-" + slice_.file_id[9:])
-    assert not insert_free_logs(ctx.storage, ctx.config, ctx.timeline, [bucketed])
-    (work / ".hoodie/.bucket_index").mkdir()
-    assert kept() == {logged}
+    logged = data_block_keys((work / slice_.log_files_relative_paths()[0]).read_bytes(), "log").to_pylist()
+    base = work / slice_.base_file_relative_path()
+    original = pq.read_table(base)
+    others = [k for k in original["_hoodie_record_key"].to_pylist() if k not in logged]
+    assert logged and others
+    metadata = dict(original.schema.metadata or {})
+    metadata[FOOTER_KEY.encode()] = bloom_filter_text(others, BloomFilterSpec(num_entries=100)).encode()
+    pq.write_table(original.replace_schema_metadata(metadata), base)
+    table = hudi_ray.HudiTableBuilder.from_base_uri(str(work)).build()
+    data = pa.Table.from_batches(table.read())
+    for key in [*logged, "1000000007"]:
+        options = hudi_ray.HudiReadOptions(filters=[("id", "=", key)])
+        expected = data.filter(pc.equal(pc.cast(data["id"], pa.string()), key))
+        got = table.read(options)
+        assert (row_set(got) if got else []) == (row_set(expected) if expected.num_rows else []), key
+        kept = {s.file_id for s in table.get_file_slices(options)}
+        assert (slice_.file_id in kept) == (key in logged), key
 
 
 def test_the_metadata_tables_bloom_filters_spare_reading_footers(tmp_path: Path, monkeypatch) -> None:
