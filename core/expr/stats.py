@@ -5,6 +5,7 @@ stats prove it."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -49,16 +50,27 @@ def _is_nan(s: pa.Scalar) -> bool:
     return pa.types.is_floating(s.type) and s.is_valid and s.as_py() != s.as_py()
 
 
+@functools.lru_cache(maxsize=256)
+def _cast_values(values: tuple[str, ...], dtype: pa.DataType, field: str) -> tuple[list[pa.Scalar], pa.Array] | None:
+    """A filter's values cast to the column's type, as scalars and as one array; None when
+    one does not cast. Cast once per filter: the same filter is tested against every file."""
+    try:
+        scalars = [cast_value(v, dtype, field) for v in values]
+    except HudiFilterError:
+        return None
+    return scalars, pa.array([x.as_py() for x in scalars], dtype) if scalars else pa.array([], dtype)
+
+
 def _may_match_one(f: Filter, stats: ColumnStats, dtype: pa.DataType) -> bool:
     if stats.value_count is not None and stats.null_count is not None and stats.null_count >= stats.value_count:
         return False  # only nulls: no comparison is true for them
     lo, hi = stats.min, stats.max
     if lo is None or hi is None or not lo.is_valid or not hi.is_valid or _is_nan(lo) or _is_nan(hi):
         return True
-    try:
-        values = [cast_value(v, dtype, f.field) for v in f.values]
-    except HudiFilterError:
+    cast = _cast_values(tuple(f.values), dtype, f.field)
+    if cast is None:
         return True  # the row mask will report it; never prune on it
+    values, array = cast
     op = f.operator
 
     def within(v: pa.Scalar) -> bool:
@@ -69,7 +81,11 @@ def _may_match_one(f: Filter, stats: ColumnStats, dtype: pa.DataType) -> bool:
     if op is ExprOperator.Eq:
         return within(values[0])
     if op is ExprOperator.In:
-        return any(within(v) for v in values)
+        below = _holds("less", array, lo)
+        above = _holds("greater", array, hi)
+        if below is None or above is None:
+            return True
+        return bool((~below & ~above).any())
     if op in (ExprOperator.Ne, ExprOperator.NotIn):
         single = _cmp("equal", lo, hi)
         if single is not True:
