@@ -222,17 +222,19 @@ class BloomFilterPruner:
     def _logs_hold(self, s: HudiFileSlice, keys: pa.Array) -> bool:
         """Whether a data block of the slice's log files holds one of ``keys``, or that
         is not known (a log that does not decode: the read reports it)."""
-        for rel, size in zip(s.log_files_relative_paths(), s.log_file_sizes):
+        sizes = list(s.log_file_sizes)
+        for n, rel in enumerate(s.log_files_relative_paths()):
             # Table version 6 appends to log files: a file's keys are kept for its size.
-            cache_key = f"{rel}@{size}"
-            found = self._footers.derived(cache_key, _LOG_KEYS)
+            cache_key = f"{rel}@{sizes[n]}" if n < len(sizes) and sizes[n] else None
+            found = self._footers.derived(cache_key, _LOG_KEYS) if cache_key else None
             if found is None:
                 try:
                     found = data_block_keys(self._storage.read_bytes(rel), self._storage.uri(rel))
                 except HudiCoreError as exc:
                     log.warning("Not pruning by bloom filters: the keys of a log file are not known: %s", exc)
                     return True
-                self._footers.put_derived(cache_key, _LOG_KEYS, found, found.nbytes + 64)
+                if cache_key:
+                    self._footers.put_derived(cache_key, _LOG_KEYS, found, found.nbytes + 64)
             if len(found) and pc.any(pc.is_in(keys.cast(pa.large_string()), value_set=found)).as_py():
                 return True
         return False
