@@ -10,6 +10,7 @@ import random
 import shutil
 from pathlib import Path
 
+import hudi
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -21,7 +22,7 @@ from hudi_ray.core.bloom import FOOTER_KEY
 from hudi_ray.core.log_file.keys import data_block_keys
 from hudi_testkit import BloomFilterSpec, CowTableSpec, CowTableWriter, MetadataTableOptions
 from hudi_testkit.bloom import bloom_filter_text
-from tests.support import TablePath, all_table_names, row_set
+from tests.support import TablePath, all_table_names, assert_same_as_hudi_rs, row_set
 
 TABLES = [n for n in all_table_names() if not n.endswith(("_empty", "_no_metafields"))]
 
@@ -165,6 +166,10 @@ def test_the_metadata_tables_bloom_filters_spare_reading_footers(tmp_path: Path,
         writer.insert(rows.slice(100, 100))
         table = hudi_ray.HudiTableBuilder.from_base_uri(str(path)).build()
         data = pa.Table.from_batches(table.read())
+        # Footers with bloom filters and the bloom_filters partition read the same in hudi-rs.
+        theirs = hudi.HudiTableBuilder.from_base_uri(str(path)).build()
+        assert assert_same_as_hudi_rs(table, theirs) == 200
+        assert assert_same_as_hudi_rs(table, theirs, filters=[("id", "=", "k150")]) == 1
         footers_read.clear()
         for key in ("k007", "k150", "k199", "no-such-key"):
             options_ = hudi_ray.HudiReadOptions(filters=[("id", "=", key)])
