@@ -203,7 +203,7 @@ class BloomFilterPruner:
         lookup = key_lookup(self._config, self._filters, self._schema)
         if lookup is None or lookup.encoded:
             return items
-        keys = pa.array(sorted(lookup.keys), pa.string())
+        keys = pa.array(sorted(lookup.keys), pa.large_string())
         candidates = [
             i
             for i, s in enumerate(items)
@@ -235,7 +235,7 @@ class BloomFilterPruner:
                     return True
                 if cache_key:
                     self._footers.put_derived(cache_key, _LOG_KEYS, found, found.nbytes + 64)
-            if len(found) and pc.any(pc.is_in(keys.cast(pa.large_string()), value_set=found)).as_py():
+            if len(found) and pc.any(pc.is_in(keys, value_set=found)).as_py():
                 return True
         return False
 

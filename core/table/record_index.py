@@ -154,16 +154,20 @@ def suspect_files(
     return out
 
 
+def _relocating(files: WriteFiles) -> np.ndarray:
+    """Rows (bool) of the files table services wrote: they move records already in the table."""
+    relocating = np.array([str(op or "").upper() in _RELOCATING for op in files.operations], dtype=bool)
+    return relocating[files.instant] if len(files.name) else np.zeros(0, dtype=bool)
+
+
 def _placing(files: WriteFiles) -> np.ndarray:
     """Rows (bool) of the files writes placed records in without finding their keys
     first: every file of a write that does not look keys up, and files of the others
     that report inserts (or no insert count). Table services move records only."""
-    operations = [str(op or "").upper() for op in files.operations]
-    every_file = np.array([op not in _INDEXED for op in operations], dtype=bool)
-    relocating = np.array([op in _RELOCATING for op in operations], dtype=bool)
+    every_file = np.array([str(op or "").upper() not in _INDEXED for op in files.operations], dtype=bool)
     if not len(files.name):
         return np.zeros(0, dtype=bool)
-    return ~relocating[files.instant] & (every_file[files.instant] | (files.inserts != 0))
+    return ~_relocating(files) & (every_file[files.instant] | (files.inserts != 0))
 
 
 def duplicated_keys(
@@ -190,8 +194,7 @@ def duplicated_keys(
     except archive_errors() as exc:
         log.warning("The duplicate-key check not made: an archived commit cannot be read: %s", exc)
         return None
-    operations = [str(op or "").upper() for op in files.operations]
-    relocating = np.array([op in _RELOCATING for op in operations], dtype=bool)
+    relocating = _relocating(files)
     placing = _placing(files)
     groups: dict[tuple[str, str], int] = {}
     bases: dict[str, int] = {}  # relative path -> its file group's number
@@ -199,7 +202,7 @@ def duplicated_keys(
     for row in range(len(files.name)):
         name = files.name[row]
         is_log = parse_log_file_name(name) is not None
-        if not (placing[row] or (is_log and not relocating[files.instant[row]])):
+        if not (placing[row] or (is_log and not relocating[row])):
             continue
         group = groups.setdefault((files.partition[row], files.file_id[row]), len(groups))
         rel = f"{files.partition[row]}/{name}" if files.partition[row] else name
