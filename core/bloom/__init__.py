@@ -9,6 +9,7 @@ from hudi_ray.core.bloom.filter import (
     SIMPLE,
     TYPE_CODE_KEY,
     BloomFilter,
+    BloomKeys,
     decode_bloom_filter,
 )
 
@@ -21,5 +22,6 @@ __all__ = [
     "SIMPLE",
     "TYPE_CODE_KEY",
     "BloomFilter",
+    "BloomKeys",
     "decode_bloom_filter",
 ]

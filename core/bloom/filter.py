@@ -55,26 +55,50 @@ class BloomFilter:
     text: np.ndarray  # uint8: the Base64 characters
     where: str
 
-    def might_contain(self, keys: pa.Array | Sequence[str]) -> np.ndarray:
+    def might_contain(self, keys: BloomKeys | pa.Array | Sequence[str]) -> np.ndarray:
         """Per key, False where the filter proves the key absent; True where it may be
-        present (and for null keys). A character the test meets that is not Base64 is
-        ``HudiCorruptFileError``."""
-        array = keys if isinstance(keys, pa.Array) else pa.array(list(keys), pa.string())
+        present (and for null and empty keys). A character the test meets that is not
+        Base64 is ``HudiCorruptFileError``."""
+        probe = keys if isinstance(keys, BloomKeys) else BloomKeys(keys)
+        found = probe.unhashable.copy()
+        kernels = compiled.load(_KERNELS)
+        for hashes, bits, kind, at in self.rows.tolist():
+            if kernels.test_bits(probe.positions(hashes, bits, kind), at, self.text, found):
+                raise HudiCorruptFileError(f"The bloom filter of {self.where} holds characters that are not Base64")
+        return found
+
+
+class BloomKeys:
+    """Keys to test against many filters. A key's bit positions depend only on a filter's
+    shape (hashes, bits, hash type), so they are computed once per shape, not per filter:
+    thousands of base files' filters of one table share a shape."""
+
+    def __init__(self, keys: pa.Array | Sequence[str]) -> None:
+        array = keys if isinstance(keys, (pa.Array, pa.ChunkedArray)) else pa.array(list(keys), pa.string())
         if isinstance(array, pa.ChunkedArray):
             array = array.combine_chunks()
         array = array.cast(pa.large_string())
-        out = np.zeros(len(array), dtype=np.bool_)
-        if len(array) == 0:
-            return out
         valid = array.is_valid().to_numpy(zero_copy_only=False)
         array = array.fill_null("")
         _, offset_buffer, data_buffer = array.buffers()
         offsets = np.frombuffer(offset_buffer, dtype=np.int64)[array.offset : array.offset + len(array) + 1]
-        data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(1, np.uint8)
-        bad = compiled.load(_KERNELS).might_contain(data, np.ascontiguousarray(offsets), self.rows, self.text, out)
-        if bad:
-            raise HudiCorruptFileError(f"The bloom filter of {self.where} holds characters that are not Base64")
-        return out | ~valid
+        self._offsets = np.ascontiguousarray(offsets)
+        self._data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(1, np.uint8)
+        # Null and empty keys cannot be hashed: any filter may hold them.
+        self.unhashable = ~valid | (np.diff(self._offsets) == 0)
+        self._positions: dict[tuple[int, int, int], np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.unhashable)
+
+    def positions(self, hashes: int, bits: int, kind: int) -> np.ndarray:
+        shape = (hashes, bits, kind)
+        found = self._positions.get(shape)
+        if found is None:
+            found = np.zeros((len(self), hashes), dtype=np.int64)
+            compiled.load(_KERNELS).bit_positions(self._data, self._offsets, hashes, bits, kind, found)
+            self._positions[shape] = found
+        return found
 
 
 def _decoded_size(text: bytes, where: str) -> int:
@@ -107,6 +131,9 @@ def decode_bloom_filter(text: str | bytes, type_code: str | None, where: str) ->
     data = text.encode("ascii", "replace") if isinstance(text, str) else bytes(text)
     size = _decoded_size(data, where)
     code = (type_code or SIMPLE).strip()
+    layout = _SIMPLE_LAYOUTS.get((data[:_SIMPLE_HEAD], size)) if code == SIMPLE else None
+    if layout is not None:
+        return BloomFilter(layout, _checked_text(data, size, where), where)
     rows: list[tuple[int, int, int, int]] = []
     try:
         if code == SIMPLE:
@@ -127,12 +154,28 @@ def decode_bloom_filter(text: str | bytes, type_code: str | None, where: str) ->
         raise HudiCorruptFileError(f"The bloom filter of {where} is truncated: {exc}") from exc
     if end != size:
         raise HudiCorruptFileError(f"The bloom filter of {where} ({code}) holds {size - end} bytes after its last row")
+    layout = np.array(rows, dtype=np.int64).reshape(-1, 4)
+    layout.flags.writeable = False
+    if code == SIMPLE:
+        if len(_SIMPLE_LAYOUTS) >= 64:
+            _SIMPLE_LAYOUTS.clear()
+        _SIMPLE_LAYOUTS[(data[:_SIMPLE_HEAD], size)] = layout
+    return BloomFilter(layout, _checked_text(data, size, where), where)
+
+
+# A SIMPLE filter's layout follows from its header (the characters that encode its first
+# 15 bytes) and its decoded size, so the filters of one table, sharing a shape, share it.
+_SIMPLE_HEAD = 20
+_SIMPLE_LAYOUTS: dict[tuple[bytes, int], np.ndarray] = {}
+
+
+def _checked_text(data: bytes, size: int, where: str) -> np.ndarray:
     chars = np.frombuffer(data, np.uint8)
     # Every character, not only those a lookup reads: damage elsewhere means the file is
     # not what its writer left, and a wrong bit would drop a file holding the key.
     if not compiled.load(_KERNELS).is_base64(chars, len(data) - (len(data) // 4 * 3 - size)):
         raise HudiCorruptFileError(f"The bloom filter of {where} holds characters that are not Base64")
-    return BloomFilter(np.array(rows, dtype=np.int64).reshape(-1, 4), chars, where)
+    return chars
 
 
 def _header(raw: bytes, pos: int, where: str) -> tuple[int, int, int, int, int]:

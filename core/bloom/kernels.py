@@ -164,40 +164,57 @@ def _decoded_byte(text, b):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(
-    nt.int64(
+    nt.void(
         nt.Array(nt.uint8, 1, "C", readonly=True),  # the keys' UTF-8 bytes
         nt.Array(nt.int64, 1, "C", readonly=True),  # offsets of the keys (n + 1)
-        nt.Array(nt.int64, 2, "C", readonly=True),  # rows: (hashes, bits, hash type, first byte of its bits)
-        nt.Array(nt.uint8, 1, "C", readonly=True),  # the filter's Base64 text
-        nt.Array(nt.bool_, 1, "C"),  # out: whether the filter may hold each key
+        nt.int64,  # hashes per key
+        nt.int64,  # the filter's bits
+        nt.int64,  # hash type
+        nt.Array(nt.int64, 2, "C"),  # out (n, hashes): the bit positions of each key
     ),
     **_OPTIONS,
 )
-def might_contain(data, offsets, rows, text, out):  # type: ignore[no-untyped-def]
-    """A key may be in the filter when every one of its positions is set, in some row.
-    Only the characters that carry a tested bit are decoded, so a test costs the same
-    whatever the filter's size. Returns 1 when one of them is not Base64, else 0."""
+def bit_positions(data, offsets, hashes, bits, kind, out):  # type: ignore[no-untyped-def]
+    """Each key's bit positions in a filter of this shape, the same in every filter of it.
+    An empty key (which cannot be hashed) gets none: its row stays 0, and the caller
+    treats it as present."""
     for i in range(len(offsets) - 1):
         start = offsets[i]
         length = offsets[i + 1] - start
-        found = length == 0  # an empty key cannot be hashed: it may be anywhere
-        for r in range(rows.shape[0]):
-            if found:
+        if length == 0:
+            continue
+        h = np.int64(0)
+        for j in range(hashes):
+            h = murmur(data, start, length, h) if kind == MURMUR else jenkins(data, start, length, h)
+            out[i, j] = abs(h) % bits
+
+
+@nb.njit(
+    nt.int64(
+        nt.Array(nt.int64, 2, "C", readonly=True),  # the keys' bit positions (``bit_positions``)
+        nt.int64,  # the decoded byte where the row's bits begin
+        nt.Array(nt.uint8, 1, "C", readonly=True),  # the filter's Base64 text
+        nt.Array(nt.bool_, 1, "C"),  # found: per key, whether a row may hold it (in and out)
+    ),
+    **_OPTIONS,
+)
+def test_bits(positions, at, text, found):  # type: ignore[no-untyped-def]
+    """Marks in ``found`` the keys all of whose positions are set in the row of bits at
+    ``at``. Only the characters that carry a tested bit are decoded, so a test costs the
+    same whatever the filter's size. Returns 1 when one of them is not Base64, else 0."""
+    for i in range(positions.shape[0]):
+        if found[i]:
+            continue
+        hit = True
+        for j in range(positions.shape[1]):
+            bit = positions[i, j]
+            byte = _decoded_byte(text, at + (bit >> 3))
+            if byte < 0:
+                return 1
+            if (byte >> (bit & 7)) & 1 == 0:
+                hit = False
                 break
-            k, m, kind, at = rows[r, 0], rows[r, 1], rows[r, 2], rows[r, 3]
-            h = np.int64(0)
-            hit = True
-            for _ in range(k):
-                h = murmur(data, start, length, h) if kind == MURMUR else jenkins(data, start, length, h)
-                bit = abs(h) % m
-                byte = _decoded_byte(text, at + (bit >> 3))
-                if byte < 0:
-                    return 1
-                if (byte >> (bit & 7)) & 1 == 0:
-                    hit = False
-                    break
-            found = hit
-        out[i] = found
+        found[i] = hit
     return 0
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiUnsupportedError
+from hudi_ray.core.util.pools import cpu_map
 
 TRAILER_SIZE = 4096
 HEADER_SIZE = 33
@@ -30,6 +31,9 @@ _MAGIC_INTERMEDIATE = b"IDXINTE2"
 _MAGIC_FILE_INFO = b"FILEINF2"
 _CODEC_GZ = 1
 _CODEC_NONE = 2
+# Data blocks kept inflated per reader, and how many a lookup of many keys loads at once.
+_CACHED_BLOCKS = 64
+_AHEAD_BLOCKS = 32
 # HBase's index grows a level per ~128x more blocks; 64 levels is beyond any real file.
 _MAX_INDEX_LEVELS = 64
 
@@ -298,6 +302,10 @@ class HFileReader:
     def _block(self, offset: int, magic: bytes | None, size_hint: int | None = None) -> tuple[bytes, int]:
         """Payload of the block at ``offset`` (decompressed) and the next block's offset."""
         raw = self._raw(offset, size_hint if size_hint and size_hint >= HEADER_SIZE else HEADER_SIZE)
+        return self._block_from(raw, offset, magic)
+
+    def _block_from(self, raw: bytes, offset: int, magic: bytes | None) -> tuple[bytes, int]:
+        """``_block`` on ``raw``, the file's bytes from ``offset`` (read further if too short)."""
         h = raw[:HEADER_SIZE]
         if len(h) < HEADER_SIZE:
             raise HudiCorruptFileError(f"HFile {self.where}: block header at {offset} is truncated")
@@ -423,10 +431,55 @@ class HFileReader:
         payload = self._cache.get(ref.offset)
         if payload is None:
             payload, _ = self._block(ref.offset, _MAGIC_DATA, ref.size)
-            if len(self._cache) >= 64:
+            if len(self._cache) >= _CACHED_BLOCKS:
                 self._cache.clear()
             self._cache[ref.offset] = payload
         return payload
+
+    def _windows(self, keys: list[bytes]) -> dict[bytes, list[BlockRef]]:
+        """For a lookup of the sorted ``keys``: runs of up to ``_AHEAD_BLOCKS`` of the blocks
+        the index places them in, by the key before whose seek each run is loaded. (A key
+        past its block's last cell walks on into the next block, read when entered.)"""
+        out: dict[bytes, list[BlockRef]] = {}
+        run: list[BlockRef] = []
+        for key in keys:
+            ref = next(self._locate(key), None)
+            if ref is None:
+                break
+            if run and ref.offset == run[-1].offset:
+                continue
+            if len(run) == _AHEAD_BLOCKS:
+                run = []
+            if not run:
+                out[key] = run
+            run.append(ref)
+        return out
+
+    def _load_ahead(self, refs: list[BlockRef]) -> None:
+        """Cache the data blocks ``refs`` (in file order, at most ``_AHEAD_BLOCKS``) before a
+        walk enters them: runs of adjacent blocks are read as one range, and the blocks are
+        inflated at once (zlib lets go of the GIL), as a lookup of thousands of keys touches
+        every block of a metadata file."""
+        refs = [r for r in refs if r.offset not in self._cache]
+        if len(refs) < 2:
+            return
+        runs: list[list[BlockRef]] = [[refs[0]]]
+        for ref in refs[1:]:
+            last = runs[-1][-1]
+            if ref.offset == last.offset + last.size:
+                runs[-1].append(ref)
+            else:
+                runs.append([ref])
+        raw: list[tuple[BlockRef, bytes]] = []
+        for run in runs:
+            start = run[0].offset
+            data = self._raw(start, run[-1].offset + run[-1].size - start)
+            raw.extend((ref, data[ref.offset - start : ref.offset - start + ref.size]) for ref in run)
+        payloads = cpu_map(lambda item: self._block_from(item[1], item[0].offset, _MAGIC_DATA)[0], raw)
+        if len(self._cache) + len(payloads) > _CACHED_BLOCKS:
+            self._cache.clear()
+        for (ref, _), payload in zip(raw, payloads):
+            self._cache[ref.offset] = payload
 
     def _cells(self, ref: BlockRef) -> Iterator[tuple[bytes, bytes]]:
         payload = self._data_block(ref)
@@ -463,7 +516,12 @@ class HFileReader:
             if self.trailer.entry_count == 0:
                 return
             cursor = _Cursor(self)
-            for key in sorted(set(keys)):
+            wanted = sorted(set(keys))
+            windows = self._windows(wanted) if len(wanted) > 1 else {}
+            for key in wanted:
+                window = windows.get(key)
+                if window is not None:
+                    self._load_ahead(window)
                 cell = cursor.seek(key)
                 if cell is None:
                     return

@@ -28,7 +28,14 @@ from hudi_ray.core.base_file import (
     is_parquet,
     parse_base_file_name,
 )
-from hudi_ray.core.bloom import FOOTER_KEY, LEGACY_FOOTER_KEY, TYPE_CODE_KEY, BloomFilter, decode_bloom_filter
+from hudi_ray.core.bloom import (
+    FOOTER_KEY,
+    LEGACY_FOOTER_KEY,
+    TYPE_CODE_KEY,
+    BloomFilter,
+    BloomKeys,
+    decode_bloom_filter,
+)
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError
 from hudi_ray.core.expr import Filter
@@ -210,7 +217,8 @@ class BloomFilterPruner:
             if s.base_file_name and base_file_format(s.base_file_relative_path()) in (PARQUET, LANCE)
         ]
         blooms = self._filters_of([items[i] for i in candidates])
-        excluded = [i for i, bloom in zip(candidates, blooms) if not self._may_hold(bloom, keys)]
+        probe = BloomKeys(keys)
+        excluded = [i for i, bloom in zip(candidates, blooms) if not self._may_hold(bloom, probe)]
         # A slice whose base file lacks every key may still hold one in its log files.
         logged = [i for i in excluded if items[i].has_log_files()]
         in_logs = io_map(lambda i: self._logs_hold(items[i], keys), logged)
@@ -297,7 +305,7 @@ class BloomFilterPruner:
         return out
 
     @staticmethod
-    def _may_hold(bloom: BloomFilter | None, keys: pa.Array) -> bool:
+    def _may_hold(bloom: BloomFilter | None, keys: BloomKeys) -> bool:
         """False when the base file's filter proves none of ``keys`` is there."""
         if bloom is None:
             return True

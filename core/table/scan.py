@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -22,7 +22,7 @@ from hudi_ray.core.config import PlanningTunables
 from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiHistoryError, HudiSchemaError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
-from hudi_ray.core.metadata import RECORD_INDEX, SECONDARY_INDEX_PREFIX, MetadataTable
+from hudi_ray.core.metadata import BLOOM_FILTERS, RECORD_INDEX, SECONDARY_INDEX_PREFIX, MetadataTable
 from hudi_ray.core.metadata.secondary_index import INDEX_DEFS_KEY
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.table.context import TableContext
@@ -227,8 +227,9 @@ class SnapshotScan(Scan):
         footers = FooterStatsPruner(ctx.storage, ctx.footers, data_filters, schema)
         # Bloom filters live in footers: without a metadata table they go first, so footer
         # stats read only the footers they keep (a footer Hudi wrote may not stay cached);
-        # with one, last, after the index stages that spare reading footers at all. The
-        # slices kept are the same in any order.
+        # with one, last, after the index stages that spare reading footers at all, unless
+        # its bloom_filters partition holds them: then before column stats, which look up
+        # only the files they keep. The slices kept are the same in any order.
         if mdt is None:
             return [BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema), footers]
         pruners: list[Pruner[HudiFileSlice]] = []
@@ -237,15 +238,14 @@ class SnapshotScan(Scan):
             record_index = RecordIndexPruner(self.sources.record_index_guard(mdt), filters, schema)
             pruners.append(record_index)
             decided = record_index.decided
+        column_stats: Callable[[], Sequence[Filter]] = tuple
         if any(p.startswith(SECONDARY_INDEX_PREFIX) for p in mdt.partitions_enabled) or ctx.config.get(INDEX_DEFS_KEY):
             secondary = SecondaryIndexPruner(self.sources.secondary_indexes(mdt), filters, schema)
             pruners.append(secondary)
-            pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers, decided=secondary.decided))
-        else:
-            pruners.append(ColumnStatsPruner(mdt, data_filters, schema, fallback=footers))
-        pruners.append(
-            BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema, decided=decided, mdt=mdt)
-        )
+            column_stats = secondary.decided
+        bloom = BloomFilterPruner(ctx.storage, ctx.footers, ctx.config, filters, schema, decided=decided, mdt=mdt)
+        stats = ColumnStatsPruner(mdt, data_filters, schema, fallback=footers, decided=column_stats)
+        pruners.extend([bloom, stats] if mdt.has(BLOOM_FILTERS) else [stats, bloom])
         return pruners
 
 

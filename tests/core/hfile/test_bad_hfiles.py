@@ -119,3 +119,37 @@ def test_hfile_block_declaring_gigabytes_is_refused() -> None:
     reader = HFileReader.from_bytes(data, "mem://huge.hfile")
     with pytest.raises(HudiCorruptFileError, match=r"mem://huge\.hfile.*offset \d+.*declares 2147483647"):
         list(reader.scan())
+
+
+def _many_blocks() -> tuple[list[tuple[bytes, bytes]], bytes]:
+    cells = [(b"key-%05d" % i, b"value %d " % i * 20) for i in range(2000)]
+    return cells, write_hfile(cells, codec=CODEC_GZ, block_size=4096)
+
+
+def test_a_lookup_of_many_keys_reads_adjacent_blocks_as_one_range() -> None:
+    cells, data = _many_blocks()
+    reads: list[tuple[int, int]] = []
+
+    def read(start: int, end: int) -> bytes:
+        reads.append((start, end))
+        return data[start:end]
+
+    reader = HFileReader.from_range_reader(len(data), read, "mem://many.hfile")
+    blocks = len(reader.data_blocks())
+    opened = len(reads)
+    wanted = [row for row, _ in cells[::3]]
+    assert reader.get_many(wanted) == dict(cells[::3])
+    assert blocks > 100
+    # A range per 32 blocks, and a few for keys that walk past the end of their block.
+    assert len(reads) - opened <= blocks // 32 + 8, (len(reads) - opened, blocks)
+
+
+def test_a_damaged_block_met_by_a_lookup_of_many_keys_names_it() -> None:
+    cells, data = _many_blocks()
+    reader = HFileReader.from_bytes(data, "mem://many.hfile")
+    block = reader.data_blocks()[40]
+    damaged = bytearray(data)
+    damaged[block.offset + HEADER_SIZE + 12 : block.offset + HEADER_SIZE + 40] = bytes(28)
+    reader = HFileReader.from_bytes(bytes(damaged), "mem://many.hfile")
+    with pytest.raises(HudiCorruptFileError, match=r"mem://many\.hfile"):
+        reader.get_many(row for row, _ in cells)
