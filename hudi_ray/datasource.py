@@ -422,6 +422,24 @@ def _datasource(
     )
 
 
+def datasource_of_spec(
+    spec: ReadSpec,
+    *,
+    storage_options: dict[str, str] | None,
+    planner: str | ActorHandle | None = None,
+    planner_options: dict[str, Any] | None = None,
+) -> HudiDatasource:
+    """The datasource of a checked read, pinned to the table's current snapshot, for
+    engines that plan through the planner actor and read in tasks of their own."""
+    return _datasource(
+        spec,
+        storage_options=storage_options,
+        planner=planner,
+        planner_options=planner_options,
+        blocks_fixed=spec.num_partitions is not None,
+    )
+
+
 def hudi_datasource(
     table_uri: str,
     *,

@@ -167,6 +167,12 @@ class HudiFileGroupReader:
             self._selections[key] = selection
         return selection
 
+    def base_selection(self, options: HudiReadOptions, commit_times: frozenset[str] | None) -> ReadSelection:
+        """The selection of a read of base files alone, whatever their instants (the
+        range's upper bound kept: it drops nothing from a file older than it)."""
+        options = self._options(options)
+        return self._selection(options, self.context.storage.base_url, commit_times, False, None)
+
     def decoded_columns(
         self, options: HudiReadOptions, base_rel: str, commit_times: frozenset[str] | None, merging: bool
     ) -> list[str]:

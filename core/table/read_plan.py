@@ -15,6 +15,7 @@ from typing import TypeVar
 
 import pyarrow as pa
 
+from hudi_ray.core.base_file import ParquetReader, is_parquet
 from hudi_ray.core.file_group import HudiFileSlice, Visibility
 from hudi_ray.core.storage import StorageLike
 from hudi_ray.core.table.context import TableContext
@@ -22,6 +23,7 @@ from hudi_ray.core.table.estimate import Estimator, SliceEstimate
 from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
 from hudi_ray.core.table.prefetch import pipeline_reader, read_pipelined
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
+from hudi_ray.core.table.selection import ReadSelection
 
 R = TypeVar("R")
 
@@ -128,6 +130,44 @@ class HudiReadPlan:
         for offset in range(0, batch.num_rows, batch_size):
             # An explicit length: a column-less batch takes any slice length as given.
             yield batch.slice(offset, min(batch_size, batch.num_rows - offset))
+
+    # -- for engines that scan base files with a reader of their own ----------------
+
+    def reads_base_only(self, file_slice: HudiFileSlice) -> bool:
+        """Whether a slice's rows are its base file's rows under ``base_selection``
+        (a base file, and no log files or a read-optimized query): an engine may
+        read that file itself."""
+        if not file_slice.base_file_name:
+            return False
+        return not file_slice.log_file_names or self.options.use_read_optimized()
+
+    @property
+    def fills_partition_columns(self) -> bool:
+        """Whether base files lack the partition columns, which the read fills
+        from the partition path (a table written with partition fields dropped)."""
+        ctx = self.context
+        return bool(ctx.config.drops_partition_fields and ctx.partitioner.is_partitioned)
+
+    def base_selection(self) -> ReadSelection:
+        """What a read of a base-only slice selects: columns decoded (``read_schema``),
+        the row mask's parts (``filters``, ``commit_times``, ``commit_range``) and the
+        columns returned (``output``), in the table schema."""
+        return self.file_group_reader().base_selection(self.options, self.commit_times)
+
+    def base_file_schemas(self, file_slices: Sequence[HudiFileSlice]) -> list[pa.Schema | None]:
+        """The Arrow schema of each slice's base file as its footer gives it (None for a
+        slice without a Parquet base file); footers come from the table's cache, on an
+        object store fetched together."""
+        storage, footers = self.context.storage, self.context.footers
+        places = [i for i, s in enumerate(file_slices) if s.base_file_name and is_parquet(s.base_file_name)]
+        found = ParquetReader(storage, footers).metadata_many(
+            [file_slices[i].base_file_relative_path() for i in places],
+            [file_slices[i].base_file_size for i in places],
+        )
+        out: list[pa.Schema | None] = [None] * len(file_slices)
+        for i, md in zip(places, found):
+            out[i] = md.schema.to_arrow_schema()
+        return out
 
     @property
     def read_columns(self) -> set[str] | None:

@@ -51,6 +51,7 @@ class ReadSelection:
             # Rows of a base file are no newer than the file, and log blocks are
             # bounded by visibility: the upper bound cannot drop anything.
             hi = None
+        self.filters = list(filters)
         self.commit_times = commit_times if has_commit_time else None
         self.commit_range = (lo, hi) if has_commit_time and (lo or hi) else None
         extra = [f.field for f in filters] + [c for c in merge_columns if c in names]

@@ -26,7 +26,8 @@ import pyarrow as pa
 import ray
 
 from hudi_ray.core.exceptions import HudiConfigError
-from hudi_ray.datasource import HudiDatasource, hudi_datasource_of
+from hudi_ray.core.table import HudiReadPlan, ReadSpec
+from hudi_ray.datasource import HudiDatasource, datasource_of_spec, hudi_datasource_of
 from hudi_ray.ray_compat import iter_block_refs, owner_addresses
 from hudi_ray.reader import ChunkRead, read_chunk
 from hudi_ray.spark.arrow import ipc_stream, spark_arrow_schema, spark_schema
@@ -102,11 +103,44 @@ def _from_hudi(
     table_schema = source.output_schema() or pa.schema([])
     schema = spark_arrow_schema(table_schema)
     work = source.chunk_reads(max_bytes, spark.sparkContext.defaultParallelism, num_chunks=partitions)
+    return _from_work(spark, work, schema, remote_args)
+
+
+def _from_work(spark: SparkSession, work: list[ChunkRead], schema: pa.Schema, remote_args: dict[str, Any]) -> DataFrame:
     task = ray.remote(_read_chunk_ipc).options(**_task_options(remote_args))
     plan_ref = ray.put(work[0].plan) if work else None
     # The plan travels once through the object store, not once per task.
     refs = [task.remote(plan_ref, dataclasses.replace(w, plan=None), schema) for w in work]
     return _dataframe(spark, refs, schema)
+
+
+def from_chunk_reads(
+    spark: SparkSession, work: list[ChunkRead], schema: pa.Schema, ray_args: dict[str, Any]
+) -> DataFrame:
+    """``work`` read by Ray reader tasks into a DataFrame of ``schema`` (Spark's Arrow
+    types); ``ray_args`` are ``read_hudi``'s Ray arguments (those of its tasks apply)."""
+    remote = dict(ray_args.get("ray_remote_args") or {})
+    remote.update({k: v for k, v in ray_args.items() if k in _TASK_ARGS and v is not None})
+    return _from_work(spark, work, schema, remote)
+
+
+def planned_by_actor(spec: ReadSpec, storage_options: dict[str, str] | None, ray_args: dict[str, Any]) -> HudiReadPlan:
+    """The read planned by the table's planner actor (or ``ray_args["planner"]``), as
+    ``read_hudi`` plans it, with its slices."""
+    source = datasource_of_spec(
+        spec,
+        storage_options=storage_options,
+        planner=ray_args.get("planner"),
+        planner_options=ray_args.get("planner_options"),
+    )
+    planned = source.planned()
+    return dataclasses.replace(planned.plan, slices=planned.slices())
+
+
+# ``read_hudi``'s arguments that are options of its reader tasks.
+_TASK_ARGS = frozenset(
+    {"num_cpus", "num_gpus", "memory", "resources", "accelerator_type", "runtime_env", "label_selector", "max_calls"}
+)
 
 
 def _from_blocks(spark: SparkSession, dataset: ray.data.Dataset, max_bytes: int) -> DataFrame:
@@ -155,19 +189,3 @@ def to_spark(
         source, remote_args, partitions = plain
         return _from_hudi(spark, source, remote_args, partitions, partition_bytes)
     return _from_blocks(spark, dataset, partition_bytes)
-
-
-def read_hudi_spark(
-    spark: SparkSession, table_uri: str, *, partition_bytes: int = DEFAULT_PARTITION_BYTES, **read_hudi_args: Any
-) -> DataFrame:
-    """Read a Hudi table into a Spark DataFrame through Ray's reader tasks.
-
-    Takes every argument of :func:`hudi_ray.read_hudi` (filters and columns are
-    pushed into the Hudi read; ``num_cpus``, ``memory``, ``resources``,
-    ``runtime_env`` and ``ray_remote_args`` apply to the reader tasks;
-    ``override_num_blocks`` sets the number of Spark partitions, which by
-    default hold about ``partition_bytes`` of Arrow data each).
-    """
-    from hudi_ray.datasource import read_hudi
-
-    return to_spark(read_hudi(table_uri, **read_hudi_args), spark, partition_bytes=partition_bytes)

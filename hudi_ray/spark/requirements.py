@@ -1,5 +1,6 @@
-"""Importing the Spark bridge checks its extra first: the bridge needs Ray, RayDP
-and PySpark at once, and a bare import error would name only the first missing."""
+"""Importing the Spark package checks its extras first: ``read_hudi_spark`` needs
+PySpark, and the RayDP bridge (``init_spark``, ``to_spark``) needs Ray and RayDP too;
+a bare import error would name only the first module missing."""
 
 from __future__ import annotations
 
@@ -15,13 +16,22 @@ def _installed(module: str) -> bool:
         return False
 
 
+def require_pyspark() -> None:
+    if not _installed("pyspark"):
+        raise HudiMissingExtraError(
+            "Reading Hudi tables into Spark needs pyspark, which is not installed: "
+            "pip install 'hudi-ray[spark]' (Spark on Ray) or 'hudi-ray[spark4]'",
+            "pyspark",
+        )
+
+
 def require_spark_extra() -> None:
     """Fail naming the extra to install when Ray, RayDP or PySpark is missing."""
     for module in ("ray", "raydp", "pyspark"):
         if not _installed(module):
             raise HudiMissingExtraError(
-                f"The Spark bridge needs {module}, which is not installed: pip install 'hudi-ray[spark]'", module
+                f"Spark on Ray (RayDP) needs {module}, which is not installed: pip install 'hudi-ray[spark]'", module
             )
 
 
-require_spark_extra()
+require_pyspark()

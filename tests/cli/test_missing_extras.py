@@ -57,11 +57,31 @@ def test_read_hudi_import_without_ray() -> None:
     assert message.endswith("pip install 'hudi-ray[ray]'")
 
 
-@pytest.mark.parametrize("blocked", ["ray", "raydp", "pyspark"])
-def test_spark_bridge_without_its_extra(blocked: str) -> None:
+@pytest.mark.parametrize("blocked", ["ray", "raydp"])
+def test_spark_on_ray_without_its_extra(blocked: str) -> None:
     kind, module, message = _run([blocked], "from hudi_ray.spark import init_spark; init_spark()")
     assert (kind, module) == ("HudiMissingExtraError", blocked)
-    assert message == f"The Spark bridge needs {blocked}, which is not installed: pip install 'hudi-ray[spark]'"
+    assert message == f"Spark on Ray (RayDP) needs {blocked}, which is not installed: pip install 'hudi-ray[spark]'"
+
+
+def test_read_hudi_spark_without_ray() -> None:
+    """A plain PySpark session needs neither Ray nor RayDP."""
+    code = PRELUDE.format(blocked=["ray", "raydp"]) + "from hudi_ray.spark import read_hudi_spark\nprint('imported')"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "imported"
+
+
+def test_spark_without_pyspark() -> None:
+    kind, module, message = _run(["pyspark"], "import hudi_ray.spark")
+    assert (kind, module) == ("HudiMissingExtraError", "pyspark")
+    assert message.startswith("Reading Hudi tables into Spark needs pyspark, which is not installed")
 
 
 def test_s3_without_s3fs() -> None:

@@ -1,4 +1,5 @@
-"""The Spark tests: one RayDP session per module on the session's local Ray."""
+"""The Spark tests: one RayDP session for them all, on the test session's local Ray (a
+second session started after one stopped may find its master's actor name still taken)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 collect_ignore_glob = [] if importlib.util.find_spec("raydp") else ["test_*.py"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def spark(ray_session: None) -> Iterator[object]:
     from hudi_ray.spark import init_spark, stop_spark
 

@@ -1,5 +1,7 @@
 """Spark through RayDP: DataFrames equal the table API's rows and types, read by
-Spark's JVM from Arrow IPC streams in Ray's object store (never through pandas)."""
+Spark's JVM from Arrow IPC streams in Ray's object store (never through pandas).
+``read_hudi_spark``'s own cases (Spark scanning base files) are in
+``test_read_hudi_spark.py``."""
 
 from __future__ import annotations
 
@@ -77,7 +79,7 @@ def _executed_plan(df: object) -> str:
 def test_dataframe_equals_table_api(spark, name: str, table_path) -> None:
     path = str(table_path(name))
     expected = pa.Table.from_batches(hudi_ray.HudiTableBuilder.from_base_uri(path).build().read())
-    df = read_hudi_spark(spark, path)
+    df = to_spark(hudi_ray.read_hudi(path), spark)
     # Types carry over: decimals stay decimals, timestamps stay timestamps, nesting stays.
     spark_types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
     for field in expected.schema:
@@ -156,14 +158,15 @@ def test_partitions_follow_the_plan(spark, tmp_path) -> None:
     """A few hundred thousand rows arrive in a handful of partitions sized by the
     planner's estimates, never one tiny task per Ray block."""
     path = write_numbered_table(tmp_path / "numbered", rows=300_000, rows_per_file=10_000)
-    df = read_hudi_spark(spark, str(path))
+    # Every slice through Ray's reader tasks: Spark would scan these base files itself.
+    df = read_hudi_spark(spark, str(path), spark_scan="never")
     assert 1 <= df.rdd.getNumPartitions() <= 4
     assert df.count() == 300_000
     # Smaller partitions when asked for, still whole file slices (30 of them).
-    small = read_hudi_spark(spark, str(path), partition_bytes=1 << 20)
+    small = read_hudi_spark(spark, str(path), partition_bytes=1 << 20, spark_scan="never")
     assert 4 < small.rdd.getNumPartitions() <= 30
     assert small.count() == 300_000
-    exact = read_hudi_spark(spark, str(path), override_num_blocks=3)
+    exact = read_hudi_spark(spark, str(path), override_num_blocks=3, spark_scan="never")
     assert exact.rdd.getNumPartitions() == 3
     assert exact.agg({"id": "sum"}).collect()[0][0] == sum(range(300_000))
 

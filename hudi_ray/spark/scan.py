@@ -1,0 +1,509 @@
+"""``read_hudi_spark``: a Hudi table as a Spark DataFrame on any SparkSession, its base
+files scanned by Spark itself.
+
+hudi-ray plans the read with the core (partition, stats and index pruning), then:
+
+* slices whose rows are their base file's (``HudiReadPlan.reads_base_only``: every COW
+  slice, MOR slices without log files, read-optimized queries) go to Spark's own Parquet
+  reader: those files, read with the table's columns and Spark types, the read's filters
+  and commit-time bounds as a Spark predicate, the projection as a select;
+* the other slices (merged with their log files), and base files Spark would not read as
+  the table's types, are read by hudi-ray's file group reader: through Ray reader tasks
+  and RayDP on a RayDP session, else in Spark's Python workers (``mapInArrow``);
+* the two parts are unioned by name.
+
+Which rows a base file contributes, and in which types, is the core's rule
+(``HudiReadPlan.base_selection``); this module only says it in Spark's terms.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import logging
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import pyarrow as pa
+
+from hudi_ray.core.exceptions import HudiConfigError
+from hudi_ray.core.expr import ExprOperator, Filter, cast_value
+from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.table import HudiReadPlan, HudiTableBuilder, ReadSelection, ReadSpec
+from hudi_ray.core.util import split_balanced
+from hudi_ray.spark_types import spark_arrow_schema, spark_schema
+from hudi_ray.tunables import RAY_TUNABLES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+log = logging.getLogger(__name__)
+
+# In-memory Arrow bytes per Spark partition of the slices hudi-ray reads.
+DEFAULT_PARTITION_BYTES = RAY_TUNABLES.spark_partition_bytes
+COMMIT_TIME = "_hoodie_commit_time"
+# What reaches Spark's Parquet reader: ``auto`` (where Spark's file system reads the
+# table's scheme), ``never`` (every slice through hudi-ray's reader).
+SPARK_SCANS = ("auto", "never")
+
+
+def read_hudi_spark(
+    spark: SparkSession,
+    table_uri: str,
+    *,
+    query_type: str = "snapshot",
+    filters: list[tuple[str, str, str]] | None = None,
+    hudi_options: dict[str, str] | None = None,
+    storage_options: dict[str, str] | None = None,
+    columns: list[str] | None = None,
+    as_of_timestamp: str | None = None,
+    start_timestamp: str | None = None,
+    end_timestamp: str | None = None,
+    batch_size: int | None = None,
+    prefetch: bool | None = None,
+    prefetch_depth: int | None = None,
+    override_num_blocks: int | None = None,
+    partition_bytes: int = DEFAULT_PARTITION_BYTES,
+    spark_scan: str = "auto",
+    **ray_args: Any,
+) -> DataFrame:
+    """Read a Hudi table into a Spark DataFrame, on any SparkSession: a RayDP one
+    (Spark 3.5), or a plain PySpark one without Ray.
+
+    Takes ``read_hudi``'s read arguments (query type, filters, options, columns,
+    timestamps). Base files that need no merge are scanned by Spark's Parquet reader
+    (``spark_scan="never"`` turns that off); on an object store Spark reads them with
+    its own Hadoop file system and credentials, and only when its configuration names
+    a file system for the scheme. The other slices are read by hudi-ray in partitions
+    of about ``partition_bytes`` of Arrow data (``override_num_blocks``: that many):
+    on a RayDP session by Ray reader tasks, planned by the table's planner actor, which
+    take ``read_hudi``'s Ray arguments (``planner``, ``num_cpus``, ``ray_remote_args``,
+    ...); elsewhere in Spark's Python workers. The result has the columns, types and
+    nullability of the table API's read.
+    """
+    if partition_bytes <= 0:
+        raise HudiConfigError(f"partition_bytes must be > 0, got {partition_bytes}")
+    if spark_scan not in SPARK_SCANS:
+        raise HudiConfigError(f"spark_scan must be one of {', '.join(SPARK_SCANS)}, got {spark_scan!r}")
+    raydp = _is_raydp(spark)
+    unknown = sorted(set(ray_args) - _RAY_ARGS)
+    if unknown or (ray_args and not raydp):
+        why = "are not arguments of read_hudi_spark" if unknown else "apply on a RayDP session; this one has no Ray"
+        raise HudiConfigError(f"{', '.join(unknown or sorted(ray_args))} {why}")
+    spec = ReadSpec.of(
+        table_uri,
+        query_type=query_type,
+        filters=filters,
+        hudi_options=hudi_options,
+        columns=columns,
+        as_of_timestamp=as_of_timestamp,
+        start_timestamp=start_timestamp,
+        end_timestamp=end_timestamp,
+        batch_size=batch_size,
+        prefetch=prefetch,
+        prefetch_depth=prefetch_depth,
+        num_partitions=override_num_blocks,
+        names={"num_partitions": "override_num_blocks"},
+    )
+    if raydp:
+        from hudi_ray.spark.handoff import planned_by_actor
+
+        plan = planned_by_actor(spec, storage_options, ray_args)
+    else:
+        table = (
+            HudiTableBuilder.from_base_uri(spec.uri)
+            .with_hudi_options(spec.table_options)
+            .with_storage_options(storage_options or {})
+            .build()
+        )
+        read = spec.read_options
+        plan = table.plan(read.with_projection(spec.columns) if spec.columns is not None else read)
+    schema = spark_arrow_schema(plan.schema or pa.schema([]))
+    struct = spark_schema(schema)
+    scan = _SparkScan.of(spark, plan, schema) if spark_scan == "auto" else None
+    native: list[HudiFileSlice] = []
+    if scan is not None:
+        candidates = [s for s in plan.slices if plan.reads_base_only(s)]
+        native = [s for s, ok in zip(candidates, scan.readable(candidates)) if ok] if candidates else []
+    chosen = {id(s) for s in native}
+    python = [s for s in plan.slices if id(s) not in chosen]
+    log.info(
+        "Reading %s: %d file slices scanned by Spark, %d read by hudi-ray", spec.shown_uri, len(native), len(python)
+    )
+    parts: list[DataFrame] = []
+    if native:
+        assert scan is not None
+        parts.append(scan.dataframe(native))
+    if python or not parts:
+        parts.append(_python_part(spark, plan, python, schema, struct, spec, partition_bytes, ray_args, raydp))
+    df = parts[0]
+    for part in parts[1:]:
+        df = df.unionByName(part)
+    return df
+
+
+# Arguments of ``read_hudi`` for Ray: its planner, and options of the reader tasks.
+_RAY_ARGS = frozenset(
+    {
+        "planner",
+        "planner_options",
+        "num_cpus",
+        "num_gpus",
+        "memory",
+        "resources",
+        "accelerator_type",
+        "runtime_env",
+        "label_selector",
+        "max_calls",
+        "ray_remote_args",
+    }
+)
+
+
+# -- slices Spark scans ----------------------------------------------------------------
+
+
+class _SparkScan:
+    """Base files read by Spark's Parquet reader, as ``plan.base_selection`` says."""
+
+    def __init__(self, spark: SparkSession, plan: HudiReadPlan, schema: pa.Schema, prefix: Callable[[str], str]):
+        self._spark = spark
+        self._plan = plan
+        self._schema = schema
+        self._path = prefix
+        self._selection: ReadSelection = plan.base_selection()
+        self._read = spark_arrow_schema(self._selection.read_schema)
+
+    @classmethod
+    def of(cls, spark: SparkSession, plan: HudiReadPlan, schema: pa.Schema) -> _SparkScan | None:
+        """The scan, or None where Spark cannot read these base files as the table API
+        returns them: a table whose base files lack partition columns, columns Spark's
+        reader would type or null differently, or a scheme Spark has no file system for."""
+        if plan.schema is None or plan.fills_partition_columns:
+            return None
+        selection = plan.base_selection()
+        read = spark_arrow_schema(selection.read_schema)
+        if not all(_plain(f.type) for f in read):
+            return None
+        # Spark reads every file column as nullable: a column the table declares
+        # non-null is given back as such (``_non_null``); a nested one cannot be.
+        if any(_nested_non_null(f.type) for f in schema):
+            return None
+        if any(not f.nullable and not _zero_of(f.type)[0] for f in schema):
+            return None
+        prefix = _spark_prefix(spark, plan.context.storage.base_url)
+        if prefix is None:
+            return None
+        return cls(spark, plan, schema, prefix)
+
+    def readable(self, slices: Sequence[HudiFileSlice]) -> list[bool]:
+        """Per slice, whether its base file holds every column read, each in the
+        table's type as Spark reads it (else the core's reader casts or fills it)."""
+        wanted = {f.name: _normalized(f.type) for f in self._read}
+        out = []
+        for file_schema in self._plan.base_file_schemas(slices):
+            if file_schema is None:
+                out.append(False)
+                continue
+            names = file_schema.names
+            ok = len(set(names)) == len(names) and all(
+                file_schema.get_field_index(name) >= 0
+                and _normalized(file_schema.field(name).type) == want
+                and _plain(file_schema.field(name).type)
+                for name, want in wanted.items()
+            )
+            out.append(ok)
+        return out
+
+    def dataframe(self, slices: Sequence[HudiFileSlice]) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        storage = self._plan.context.storage
+        paths = [self._path(storage.uri(s.base_file_relative_path())) for s in slices]
+        df = self._spark.read.schema(spark_schema(self._read)).parquet(*paths)
+        predicate = spark_predicate(self._selection, self._selection.read_schema)
+        if predicate is not None:
+            df = df.where(predicate)
+        non_null = [f for f in self._schema if not f.nullable]
+        if non_null:
+            # A null there means a damaged file: fail rather than give a value.
+            checks = [
+                F.when(_col(f.name).isNull(), F.raise_error(f"Column {f.name} of a base file holds a null")).otherwise(
+                    F.lit(True)
+                )
+                for f in non_null
+            ]
+            guard = checks[0]
+            for check in checks[1:]:
+                guard = guard & check
+            df = df.where(guard)
+        out = []
+        for f in self._schema:
+            column = _col(f.name)
+            if not f.nullable:
+                # coalesce() with a non-null literal is typed non-null, as the table says.
+                column = F.coalesce(column, F.lit(_zero_of(f.type)[1]).cast(_spark_type(f.type)))
+            out.append(column.alias(f.name))
+        return df.select(*out)
+
+
+def _col(name: str) -> Column:
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def _spark_type(t: pa.DataType) -> Any:
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    return from_arrow_type(t)
+
+
+def _plain(t: pa.DataType) -> bool:
+    """Types Spark's Parquet reader reads as hudi-ray's reader gives them to Spark."""
+    types = pa.types
+    if types.is_struct(t):
+        return all(_plain(f.type) for f in t)
+    if types.is_list(t) or types.is_large_list(t):
+        return _plain(t.value_type)
+    if types.is_map(t):
+        return _plain(t.key_type) and _plain(t.item_type)
+    if types.is_timestamp(t):
+        # Spark reads zone-less Parquet timestamps as TIMESTAMP_NTZ, and INT96 by its own rules.
+        return t.tz is not None and t.unit in ("ms", "us")
+    if types.is_decimal(t):
+        return t.precision <= 38
+    return (
+        types.is_boolean(t)
+        or types.is_signed_integer(t)
+        or (types.is_floating(t) and not types.is_float16(t))
+        or types.is_string(t)
+        or types.is_large_string(t)
+        or types.is_binary(t)
+        or types.is_large_binary(t)
+        or types.is_date32(t)
+    )
+
+
+def _normalized(t: pa.DataType) -> str:
+    """A type as Spark sees it: no nullability, list item names or large variants."""
+    types = pa.types
+    if types.is_struct(t):
+        return "struct<" + ",".join(f"{f.name}:{_normalized(f.type)}" for f in t) + ">"
+    if types.is_list(t) or types.is_large_list(t):
+        return f"list<{_normalized(t.value_type)}>"
+    if types.is_map(t):
+        return f"map<{_normalized(t.key_type)},{_normalized(t.item_type)}>"
+    if types.is_large_string(t):
+        return "string"
+    if types.is_large_binary(t):
+        return "binary"
+    if types.is_timestamp(t):
+        return f"timestamp[{t.tz is not None}]"
+    return str(t)
+
+
+def _nested_non_null(t: pa.DataType) -> bool:
+    """Whether a nested field other than a map key is non-null (Spark's reader makes it nullable)."""
+    types = pa.types
+    if types.is_struct(t):
+        return any(not f.nullable or _nested_non_null(f.type) for f in t)
+    if types.is_list(t) or types.is_large_list(t):
+        return not t.value_field.nullable or _nested_non_null(t.value_type)
+    if types.is_map(t):
+        return not t.item_field.nullable or _nested_non_null(t.item_type) or _nested_non_null(t.key_type)
+    return False
+
+
+def _zero_of(t: pa.DataType) -> tuple[bool, Any]:
+    """(whether Spark has a literal of the type, that literal): what ``coalesce`` is given."""
+    types = pa.types
+    if types.is_string(t):
+        return True, ""
+    if types.is_binary(t):
+        return True, bytearray()
+    if types.is_boolean(t):
+        return True, False
+    if types.is_integer(t) or types.is_floating(t):
+        return True, 0
+    if types.is_decimal(t):
+        return True, decimal.Decimal(0)
+    if types.is_date32(t):
+        return True, datetime.date(1970, 1, 1)
+    if types.is_timestamp(t):
+        return True, datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    return False, None
+
+
+def _spark_prefix(spark: SparkSession, base_url: str) -> Callable[[str], str] | None:
+    """How a file's URI is named to Spark, or None when Spark has no file system for it."""
+    scheme = urlsplit(base_url).scheme or "file"
+    if scheme == "file":
+        return lambda uri: _literal(uri if uri.startswith("file:") else "file://" + uri)
+    for spark_scheme in (scheme, "s3a") if scheme == "s3" else (scheme,):
+        if _has_file_system(spark, spark_scheme):
+            return lambda uri: _literal(spark_scheme + uri[len(scheme) :])
+    return None
+
+
+def _literal(path: str) -> str:
+    """``path`` as Spark's reader takes it literally: it expands Hadoop globs in paths."""
+    return "".join("\\" + c if c in _GLOB else c for c in path)
+
+
+_GLOB = frozenset("\\*?[]{}")
+
+
+def _has_file_system(spark: SparkSession, scheme: str) -> bool:
+    jvm = spark.sparkContext._jvm
+    if jvm is None:
+        return False
+    try:
+        conf = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[union-attr]
+        jvm.org.apache.hadoop.fs.FileSystem.getFileSystemClass(scheme, conf)
+        return True
+    except Exception:  # Py4J raises whatever the JVM threw: no file system for it
+        return False
+
+
+# -- the row mask in Spark's terms ------------------------------------------------------
+
+
+def spark_predicate(selection: ReadSelection, schema: pa.Schema) -> Column | None:
+    """The selection's row mask (filters and commit-time bounds) as a Spark predicate
+    that keeps exactly the rows the core's Arrow mask keeps (nulls, NaN and ``NOT IN``
+    as Arrow treats them)."""
+    from pyspark.sql import functions as F
+
+    parts = [_filter(f, schema.field(f.field).type) for f in selection.filters]
+    commit = _col(COMMIT_TIME)
+    if selection.commit_times is not None:
+        parts.append(commit.isin(sorted(selection.commit_times)))
+    if selection.commit_range is not None:
+        lo, hi = selection.commit_range
+        if lo:
+            parts.append(commit > F.lit(lo))
+        if hi:
+            parts.append(commit <= F.lit(hi))
+    if not parts:
+        return None
+    out = parts[0]
+    for part in parts[1:]:
+        out = out & part
+    return out
+
+
+def _filter(f: Filter, dtype: pa.DataType) -> Column:
+    from pyspark.sql import functions as F
+
+    col = _col(f.field)
+    floating = pa.types.is_floating(dtype)
+    values = [cast_value(v, dtype, f.field).as_py() for v in f.values]
+    op = f.operator
+    if op.is_list:
+        # Arrow's is_in matches NaN to NaN, as Spark's IN does; a null row is not in
+        # the list, so NOT IN keeps it (Spark's NOT IN would give null: dropped).
+        inside = col.isin(values) if values else F.lit(False)
+        if op is ExprOperator.NotIn:
+            return col.isNull() | ~inside
+        return F.coalesce(inside, F.lit(False))
+    value = values[0]
+    nan_value = floating and isinstance(value, float) and math.isnan(value)
+    if op is ExprOperator.Ne:
+        # Arrow: NaN differs from everything, NaN included; Spark: NaN equals NaN.
+        return (F.isnan(col) | (col != F.lit(value))) if floating else col != F.lit(value)
+    if nan_value:
+        # Arrow: no value compares equal, below or above NaN; a null row stays null (dropped).
+        return col.isNotNull() & F.lit(False)
+    compare = {
+        ExprOperator.Eq: col == F.lit(value),
+        ExprOperator.Lt: col < F.lit(value),
+        ExprOperator.Lte: col <= F.lit(value),
+        ExprOperator.Gt: col > F.lit(value),
+        ExprOperator.Gte: col >= F.lit(value),
+    }[op]
+    # Spark orders NaN above every number; Arrow's comparisons with NaN are false.
+    return (~F.isnan(col) & compare) if floating else compare
+
+
+# -- slices hudi-ray reads --------------------------------------------------------------
+
+
+def _python_part(
+    spark: SparkSession,
+    plan: HudiReadPlan,
+    slices: list[HudiFileSlice],
+    schema: pa.Schema,
+    struct: StructType,
+    spec: ReadSpec,
+    partition_bytes: int,
+    ray_args: dict[str, Any],
+    raydp: bool,
+) -> DataFrame:
+    from hudi_ray.reader import ChunkRead
+
+    if not slices:
+        return spark.createDataFrame(spark.sparkContext.emptyRDD(), struct)
+    sizes = [e.size_bytes for e in plan.estimate(slices)]
+    count = spec.num_partitions or max(
+        min(spark.sparkContext.defaultParallelism, len(slices)), math.ceil(sum(sizes) / partition_bytes)
+    )
+    work = [
+        ChunkRead(
+            plan=plan,
+            slices=chunk,
+            batch_size=spec.batch_size or RAY_TUNABLES.block_rows,
+            prefetch=spec.prefetch,
+            prefetch_depth=RAY_TUNABLES.prefetch_depth if spec.prefetch_depth is None else spec.prefetch_depth,
+        )
+        for chunk in split_balanced(slices, sizes, min(count, len(slices)))
+    ]
+    if raydp:
+        from hudi_ray.spark.handoff import from_chunk_reads
+
+        return from_chunk_reads(spark, work, schema, ray_args)
+    return _map_in_arrow(spark, work, struct)
+
+
+def _arrow_schema_of(struct: StructType) -> pa.Schema:
+    """PySpark's own Arrow schema of ``struct``: the batches Spark takes must match it exactly."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    try:
+        return to_arrow_schema(struct, timezone="UTC")  # type: ignore[call-arg]  # PySpark 4
+    except TypeError:
+        return to_arrow_schema(struct)
+
+
+def _is_raydp(spark: SparkSession) -> bool:
+    return (spark.sparkContext.master or "").startswith("ray")
+
+
+def _map_in_arrow(spark: SparkSession, work: list[Any], struct: StructType) -> DataFrame:
+    """The chunks read in Spark's Python workers, one Spark partition each."""
+    target = _arrow_schema_of(struct)
+    plan = work[0].plan
+    # The plan travels once in the function, not once per chunk.
+    shipped = [replace(w, plan=None) for w in work]
+
+    def read(batches: Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
+        from hudi_ray.reader import read_chunk
+
+        for seeds in batches:
+            for index in seeds.column(0).to_pylist():
+                for table in read_chunk(replace(shipped[index], plan=plan)):
+                    for batch in table.to_batches():
+                        if not batch.schema.equals(target):
+                            # Unsafe only where Spark holds less: nanoseconds truncate to microseconds.
+                            batch = batch.cast(target, safe=False)
+                        yield batch
+
+    seeds = spark.range(0, len(work), 1, len(work))
+    return seeds.mapInArrow(read, struct)
+
+
+__all__ = ["DEFAULT_PARTITION_BYTES", "SPARK_SCANS", "read_hudi_spark", "spark_predicate"]

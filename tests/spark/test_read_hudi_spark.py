@@ -1,0 +1,29 @@
+"""``read_hudi_spark`` on a RayDP session: Spark scans the base files that need no
+merge, Ray reader tasks read the rest (``tests/spark_scan_cases.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hudi_ray.spark import java_version
+from tests.spark_scan_cases import PARQUET_TABLES, case_evolved, case_floats, case_no_spark_scan, case_table
+
+pytest.importorskip("raydp")
+pytestmark = pytest.mark.skipif(java_version() is None, reason="Spark needs Java 17")
+
+
+@pytest.mark.parametrize("name", PARQUET_TABLES)
+def test_every_table_equals_the_table_api(spark, name: str, table_path) -> None:
+    case_table(spark, str(table_path(name)))
+
+
+def test_files_unlike_the_schema(spark, tmp_path) -> None:
+    case_evolved(spark, tmp_path)
+
+
+def test_filters_with_nan_and_nulls(spark, tmp_path) -> None:
+    case_floats(spark, tmp_path)
+
+
+def test_every_slice_through_ray(spark, table_path) -> None:
+    case_no_spark_scan(spark, str(table_path("sample_table/mor/avro/v9_txns_simple_meta")))

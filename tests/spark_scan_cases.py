@@ -1,0 +1,228 @@
+"""``read_hudi_spark`` on any SparkSession: the cases both Spark environments run
+(``tests/spark``: a RayDP session on PySpark 3.5; ``tests/spark4``: a plain PySpark 4
+session without Ray). Each compares the DataFrame with the table API's read of the
+same table and options: rows, column names, Spark types and nullability."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import hudi_ray
+from hudi_ray.spark import read_hudi_spark
+from hudi_ray.spark_types import conform, spark_arrow_schema, spark_schema
+from tests.support import all_table_names
+
+READ_OPTIMIZED = "hoodie.read.use.read_optimized.mode"
+# Every real table but those with Lance base files (Spark has no Lance reader; those
+# go through hudi-ray's reader, as the RayDP bridge test covers) and empty ones.
+PARQUET_TABLES = [n for n in all_table_names() if "lance" not in n and not n.endswith("_empty")]
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "asDict"):  # a Spark struct, as Arrow gives a dict
+        return _plain(value.asDict())
+    if isinstance(value, dict):
+        return sorted((k, _plain(v)) for k, v in value.items())
+    if isinstance(value, list):
+        if value and isinstance(value[0], tuple) and not hasattr(value[0], "asDict"):  # Arrow map entries
+            return sorted((k, _plain(v)) for k, v in value)
+        return [_plain(v) for v in value]
+    if isinstance(value, bytearray):
+        return bytes(value)
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc)
+        return value.replace(tzinfo=None)
+    return value
+
+
+def _key(row: dict) -> str:
+    return repr(sorted(row.items()))
+
+
+def spark_rows(df: Any) -> list[dict]:
+    return sorted(({k: _plain(v) for k, v in r.asDict().items()} for r in df.collect()), key=_key)
+
+
+def arrow_rows(table: pa.Table) -> list[dict]:
+    table = conform(table, spark_arrow_schema(table.schema))
+    return sorted(({k: _plain(v) for k, v in r.items()} for r in table.to_pylist()), key=_key)
+
+
+def expected(path: str, **options: Any) -> pa.Table:
+    """The table API's read with ``read_hudi_spark``'s options."""
+    table = hudi_ray.HudiTableBuilder.from_base_uri(path).build()
+    read = hudi_ray.HudiReadOptions(
+        filters=options.get("filters") or [], projection=options.get("columns"), hudi_options=options.get("hudi", {})
+    )
+    if options.get("query_type") == "incremental":
+        read = read.with_query_type("incremental").with_start_timestamp(options["start_timestamp"])
+    if options.get("as_of_timestamp"):
+        read = read.with_as_of_timestamp(options["as_of_timestamp"])
+    schema = table.get_read_schema()
+    if options.get("columns"):
+        schema = pa.schema([schema.field(c) for c in options["columns"]])
+    return pa.Table.from_batches(list(table.read(read)), schema=schema)
+
+
+def read(spark: Any, path: str, **options: Any) -> Any:
+    hudi = options.pop("hudi", None)
+    return read_hudi_spark(spark, path, hudi_options=hudi, **options)
+
+
+def assert_same(spark: Any, path: str, **options: Any) -> Any:
+    """The DataFrame equals the table API's read: rows, names, types, nullability."""
+    want = expected(path, **dict(options))
+    df = read(spark, path, **options)
+    assert df.schema == spark_schema(spark_arrow_schema(want.schema)), (df.schema, want.schema)
+    assert spark_rows(df) == arrow_rows(want)
+    return df
+
+
+def executed(df: Any) -> str:
+    return df._jdf.queryExecution().executedPlan().toString()
+
+
+def scans(df: Any) -> tuple[bool, bool]:
+    """(Spark's Parquet reader scans files, hudi-ray's reader reads slices)."""
+    plan = executed(df)
+    return "FileScan parquet" in plan, "Scan ExistingRDD" in plan or "MapInArrow" in plan
+
+
+def instants(path: str) -> list[str]:
+    timeline = hudi_ray.HudiTableBuilder.from_base_uri(path).build().get_timeline()
+    return [i.timestamp for i in timeline.get_completed_commits()]
+
+
+def a_filter(path: str) -> tuple[str, str, str]:
+    """An equality filter on a data column, with a value some rows hold."""
+    table = expected(path)
+    for field in table.schema:
+        if field.name.startswith("_hoodie") or not pa.types.is_string(field.type):
+            continue
+        values = [v for v in table.column(field.name).to_pylist() if v is not None]
+        if values:
+            return (field.name, "=", sorted(values)[len(values) // 2])
+    raise AssertionError(f"{path} has no string column with values")
+
+
+# -- tables written here ----------------------------------------------------------------
+
+
+def evolved_table(tmp: Path) -> Path:
+    """A COW table whose files differ from its schema: some lack ``name`` (a column
+    added later), some hold ``value`` as int32 (a type promoted later). Its path holds
+    characters Spark's reader would take as a glob."""
+    from hudi_testkit import write_cow_table
+
+    rows = pa.table(
+        {
+            "id": pa.array(range(600), pa.int64()),
+            "value": pa.array([i * 10 for i in range(600)], pa.int64()),
+            "name": pa.array([f"name-{i}" for i in range(600)]),
+            "region": pa.array(["us" if i % 2 == 0 else "eu" for i in range(600)]),
+        }
+    )
+    path = tmp / "glob [a]{b}*" / "evolved"
+    write_cow_table(
+        path,
+        rows,
+        table_name="evolved",
+        record_key="id",
+        partition_field=None,
+        precombine_field="value",
+        rows_per_file=100,
+    )
+    files = sorted(path.rglob("*.parquet"))
+    pq.write_table(pq.read_table(files[0]).drop_columns(["name"]), files[0])
+    promoted = pq.read_table(files[1])
+    at = promoted.schema.get_field_index("value")
+    pq.write_table(promoted.set_column(at, "value", promoted["value"].cast(pa.int32())), files[1])
+    return path
+
+
+def float_table(tmp: Path) -> Path:
+    """A COW table with NaN, nulls and numbers in a double column, for filters
+    whose Arrow and Spark semantics differ."""
+    from hudi_testkit import write_cow_table
+
+    values = [float("nan"), None, 1.5, -2.0, 0.0, float("inf"), 3.25, float("nan"), None, 7.0]
+    rows = pa.table(
+        {
+            "id": pa.array(range(len(values)), pa.int64()),
+            "x": pa.array(values, pa.float64()),
+            "s": pa.array([None if i % 4 == 0 else f"s{i}" for i in range(len(values))]),
+        }
+    )
+    path = tmp / "floats"
+    write_cow_table(path, rows, table_name="floats", record_key="id", partition_field=None, rows_per_file=4)
+    return path
+
+
+FLOAT_FILTERS = [[("x", op, v)] for op in ("=", "!=", "<", "<=", ">", ">=") for v in ("1.5", "NaN", "0", "inf")] + [
+    [("x", "IN", "1.5,NaN")],
+    [("x", "NOT IN", "1.5,NaN")],
+    [("x", "NOT IN", "7")],
+    [("s", "NOT IN", "s1,s2")],
+    [("s", "IN", "s1,s5")],
+    [("s", "!=", "s3")],
+]
+
+
+# -- the cases ----------------------------------------------------------------------------
+
+
+def case_table(spark: Any, path: str) -> None:
+    """Snapshot, filtered and projected, read-optimized, time travel and incremental reads."""
+    table = hudi_ray.HudiTableBuilder.from_base_uri(path).build()
+    slices = table.get_file_slices()
+    df = assert_same(spark, path)
+    spark_scans, _ = scans(df)
+    assert spark_scans == any(not s.log_file_names for s in slices), executed(df)
+    field, op, value = a_filter(path)
+    data = [c for c in expected(path).schema.names if not c.startswith("_hoodie")]
+    other = next(c for c in data if c != field)
+    assert_same(spark, path, filters=[(field, op, value)], columns=[other, field])
+    assert_same(
+        spark,
+        path,
+        columns=["_hoodie_commit_time", data[-1]] if "_hoodie_commit_time" in expected(path).schema.names else data[:2],
+    )
+    if any(s.log_file_names for s in slices):
+        optimized = assert_same(spark, path, hudi={READ_OPTIMIZED: "true"})
+        assert scans(optimized) == (True, False), executed(optimized)
+    times = instants(path)
+    if len(times) > 1:
+        assert_same(spark, path, as_of_timestamp=times[len(times) // 2])
+        assert_same(spark, path, query_type="incremental", start_timestamp=times[0])
+
+
+def case_evolved(spark: Any, tmp: Path) -> None:
+    """Files lacking a column or holding it in another type go through hudi-ray's
+    reader; the others through Spark's; together they equal the table API."""
+    path = str(evolved_table(tmp))
+    df = assert_same(spark, path)
+    assert scans(df) == (True, True), executed(df)
+    assert_same(spark, path, filters=[("value", ">=", "500")], columns=["id", "name"])
+
+
+def case_floats(spark: Any, tmp: Path) -> None:
+    """Filters keep the rows the table API keeps, NaN and nulls included."""
+    path = str(float_table(tmp))
+    for filters in FLOAT_FILTERS:
+        df = assert_same(spark, path, filters=filters)
+        if expected(path, filters=filters).num_rows:
+            assert scans(df) == (True, False), (filters, executed(df))
+
+
+def case_no_spark_scan(spark: Any, path: str) -> None:
+    df = assert_same(spark, path, spark_scan="never")
+    assert scans(df) == (False, True), executed(df)
