@@ -4,8 +4,9 @@ the rest) against Spark reading the same Parquet files itself.
     python benchmarks/spark_native.py --session raydp [--rows 2000000,10000000] [--reps R]
     .venv-spark4/bin/python benchmarks/spark_native.py --session plain [...]
 
-``raydp``: Spark on a local Ray of 2 CPUs through RayDP (one executor of 2 cores, PySpark
-3.5, the main environment). ``plain``: a local[2] SparkSession without Ray (PySpark 4,
+``raydp``: Spark on a local Ray of 2 CPUs through RayDP (one executor of one core, as
+``spark_scan.py`` runs it, leaving Ray a CPU for its reader tasks; PySpark 3.5, the main
+environment). ``plain``: a local[2] SparkSession without Ray (PySpark 4,
 ``./dev setup-spark4``). The tables are ``spark_scan``'s (copy-on-write, partitioned by
 region; merge-on-read with 20% of keys updated and 1% deleted through log blocks), and a
 copy-on-write table of ``--many-files`` files, written once under
@@ -46,7 +47,7 @@ def session(kind: str) -> Any:
 
         ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
         ray.data.DataContext.get_current().enable_progress_bars = False
-        spark = init_spark(app_name="spark-native", executor_cores=2, executor_memory="2G", configs=configs)
+        spark = init_spark(app_name="spark-native", executor_cores=1, executor_memory="2G", configs=configs)
     else:
         from pyspark.sql import SparkSession
 
@@ -76,7 +77,8 @@ def main() -> None:
                 tables[f"{kind} {rows:,}"] = prepare(kind, root, rows, args.files)
     many = prepare("cow", root / "many", 1_000_000, args.many_files) if args.only in (None, "first") else None
     spark = session(args.session)
-    print(f"\nSpark {spark.version}, {args.session} session, 2 cores; best of {args.reps}")
+    cores = "1 executor core, Ray 2 CPUs" if args.session == "raydp" else "local[2]"
+    print(f"\nSpark {spark.version}, {args.session} session ({cores}); best of {args.reps}")
 
     def noop(df: Any) -> None:
         df.write.format("noop").mode("overwrite").save()

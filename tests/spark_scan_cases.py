@@ -226,3 +226,38 @@ def case_floats(spark: Any, tmp: Path) -> None:
 def case_no_spark_scan(spark: Any, path: str) -> None:
     df = assert_same(spark, path, spark_scan="never")
     assert scans(df) == (False, True), executed(df)
+
+
+def case_typed_filters(spark: Any, path: str) -> None:
+    """Filters on a column of each plain type (numbers, decimals, dates, timestamps,
+    text, binary, booleans) keep the rows the table API keeps."""
+    table = expected(path)
+    tried = 0
+    for field in table.schema:
+        plain = (
+            pa.types.is_integer(field.type)
+            or pa.types.is_floating(field.type)
+            or pa.types.is_decimal(field.type)
+            or (pa.types.is_temporal(field.type) and not pa.types.is_time(field.type))
+            or pa.types.is_string(field.type)
+            or pa.types.is_binary(field.type)
+            or pa.types.is_boolean(field.type)
+        )
+        if not plain or field.name.startswith("_hoodie"):
+            continue
+        column = table.column(field.name).drop_null()
+        if pa.types.is_binary(field.type):
+            texts = [v.decode("utf-8", "replace") for v in column.to_pylist()]
+        else:
+            texts = column.cast(pa.string()).to_pylist()
+        if not texts:
+            continue
+        texts = sorted(set(texts))
+        middle, other = texts[len(texts) // 2], texts[0]
+        for op, value in (("=", middle), ("<", middle), (">=", middle), ("!=", middle)):
+            assert_same(spark, path, filters=[(field.name, op, value)])
+        if "," not in middle + other:
+            assert_same(spark, path, filters=[(field.name, "IN", f"{middle},{other}")])
+            assert_same(spark, path, filters=[(field.name, "NOT IN", f"{middle},{other}")])
+        tried += 1
+    assert tried >= 3, f"{path}: only {tried} columns of plain types"

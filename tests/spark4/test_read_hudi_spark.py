@@ -9,7 +9,14 @@ import sys
 
 import pytest
 
-from tests.spark_scan_cases import PARQUET_TABLES, case_evolved, case_floats, case_no_spark_scan, case_table
+from tests.spark_scan_cases import (
+    PARQUET_TABLES,
+    case_evolved,
+    case_floats,
+    case_no_spark_scan,
+    case_table,
+    case_typed_filters,
+)
 from tests.support import REPO
 
 
@@ -24,6 +31,13 @@ def test_files_unlike_the_schema(spark, tmp_path) -> None:
 
 def test_filters_with_nan_and_nulls(spark, tmp_path) -> None:
     case_floats(spark, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "name", ["sample_table/cow/v6_nonpartitioned", "sample_table/cow/v8_simplekeygen_nonhivestyle"]
+)
+def test_filters_on_every_plain_type(spark, name: str, table_path) -> None:
+    case_typed_filters(spark, str(table_path(name)))
 
 
 def test_every_slice_through_python_workers(spark, table_path) -> None:
