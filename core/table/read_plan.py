@@ -155,9 +155,9 @@ class HudiReadPlan:
         return self.file_group_reader().base_selection(self.options, self.commit_times)
 
     def base_file_schemas(self, file_slices: Sequence[HudiFileSlice]) -> list[pa.Schema | None]:
-        """The Arrow schema of each slice's base file as its footer gives it (None for a
-        slice without a Parquet base file); footers come from the table's cache, on an
-        object store fetched together."""
+        """The Arrow schema of each slice's base file as its footer gives it, with the
+        footer's key-value metadata (None for a slice without a Parquet base file);
+        footers come from the table's cache, on an object store fetched together."""
         storage, footers = self.context.storage, self.context.footers
         places = [i for i, s in enumerate(file_slices) if s.base_file_name and is_parquet(s.base_file_name)]
         found = ParquetReader(storage, footers).metadata_many(
@@ -166,7 +166,7 @@ class HudiReadPlan:
         )
         out: list[pa.Schema | None] = [None] * len(file_slices)
         for i, md in zip(places, found):
-            out[i] = md.schema.to_arrow_schema()
+            out[i] = md.schema.to_arrow_schema().with_metadata(md.metadata or {})
         return out
 
     @property

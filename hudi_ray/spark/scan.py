@@ -21,10 +21,9 @@ from __future__ import annotations
 import datetime
 import logging
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import pyarrow as pa
 
@@ -186,7 +185,11 @@ class _SparkScan:
             return None
         selection = plan.base_selection()
         read = spark_arrow_schema(selection.read_schema)
-        if not all(_plain(f.type) for f in read):
+        if not all(_plain(f.type) for f in read) or not _distinct_ignoring_case(read.names):
+            return None
+        # Arrow's is_in matches floats by their bits (-0.0 is not in [0.0], NaNs differ by
+        # sign); Spark's IN compares numbers. Such a filter is left to the core.
+        if any(f.operator.is_list and pa.types.is_floating(read.field(f.field).type) for f in selection.filters):
             return None
         # Spark reads every file column as nullable: a column the table declares
         # non-null is given back as such (``_non_null``); a nested one cannot be.
@@ -194,7 +197,7 @@ class _SparkScan:
             return None
         if any(not f.nullable and not _zero_of(f.type)[0] for f in schema):
             return None
-        prefix = _spark_prefix(spark, plan.context.storage.base_url)
+        prefix = _spark_prefix(spark, plan.context.storage)
         if prefix is None:
             return None
         return cls(spark, plan, schema, prefix)
@@ -203,13 +206,14 @@ class _SparkScan:
         """Per slice, whether its base file holds every column read, each in the
         table's type as Spark reads it (else the core's reader casts or fills it)."""
         wanted = {f.name: _normalized(f.type) for f in self._read}
+        dated = any(_has_datetime(f.type) for f in self._read)
         out = []
         for file_schema in self._plan.base_file_schemas(slices):
-            if file_schema is None:
+            if file_schema is None or (dated and _rebased_by_spark(file_schema.metadata or {})):
                 out.append(False)
                 continue
             names = file_schema.names
-            ok = len(set(names)) == len(names) and all(
+            ok = _distinct_ignoring_case(names) and all(
                 file_schema.get_field_index(name) >= 0
                 and _normalized(file_schema.field(name).type) == want
                 and _plain(file_schema.field(name).type)
@@ -221,9 +225,11 @@ class _SparkScan:
     def dataframe(self, slices: Sequence[HudiFileSlice]) -> DataFrame:
         # Expressions go to Spark as SQL text: a call to the JVM each, where building
         # them as Columns took hundreds (a fifth of a second, as much as a small scan).
-        storage = self._plan.context.storage
-        paths = [self._path(storage.uri(s.base_file_relative_path())) for s in slices]
-        df = self._spark.read.schema(spark_schema(self._read)).parquet(*paths)
+        paths = [self._path(s.base_file_relative_path()) for s in slices]
+        # The core reads dates and timestamps as written (proleptic Gregorian); Spark would
+        # refuse old ones in files not written by Spark 3 unless told the same.
+        reader = self._spark.read.schema(spark_schema(self._read)).option("datetimeRebaseMode", "CORRECTED")
+        df = reader.option("int96RebaseMode", "CORRECTED").parquet(*paths)
         conditions = []
         predicate = spark_predicate(self._selection, self._selection.read_schema)
         if predicate is not None:
@@ -304,6 +310,35 @@ def _normalized(t: pa.DataType) -> str:
     return str(t)
 
 
+def _distinct_ignoring_case(names: Sequence[str]) -> bool:
+    """Spark matches Parquet columns to names ignoring case (its default): names equal
+    but for case make its reader fail."""
+    return len({n.lower() for n in names}) == len(names)
+
+
+def _has_datetime(t: pa.DataType) -> bool:
+    types = pa.types
+    if types.is_struct(t):
+        return any(_has_datetime(f.type) for f in t)
+    if types.is_list(t) or types.is_large_list(t):
+        return _has_datetime(t.value_type)
+    if types.is_map(t):
+        return _has_datetime(t.key_type) or _has_datetime(t.item_type)
+    return types.is_date(t) or types.is_timestamp(t)
+
+
+def _rebased_by_spark(metadata: Mapping[bytes, bytes]) -> bool:
+    """Whether Spark shifts a file's dates and timestamps from the Julian calendar
+    whatever it is told: files Spark before 3.0 wrote, or wrote in its legacy mode."""
+    if b"org.apache.spark.legacyDateTime" in metadata:
+        return True
+    version = metadata.get(b"org.apache.spark.version")
+    if version is None:
+        return False
+    major = version.decode("utf-8", "replace").split(".", 1)[0]
+    return not major.isdigit() or int(major) < 3
+
+
 def _nested_non_null(t: pa.DataType) -> bool:
     """Whether a nested field other than a map key is non-null (Spark's reader makes it nullable)."""
     types = pa.types
@@ -334,15 +369,36 @@ def _zero_of(t: pa.DataType) -> tuple[bool, str]:
     return False, ""
 
 
-def _spark_prefix(spark: SparkSession, base_url: str) -> Callable[[str], str] | None:
-    """How a file's URI is named to Spark, or None when Spark has no file system for it."""
-    scheme = urlsplit(base_url).scheme or "file"
-    if scheme == "file":
-        return lambda uri: _unglobbed(uri if uri.startswith("file:") else "file://" + uri)
-    for spark_scheme in (scheme, "s3a") if scheme == "s3" else (scheme,):
-        if _has_file_system(spark, spark_scheme):
-            return lambda uri: _unglobbed(spark_scheme + uri[len(scheme) :])
+def _spark_prefix(spark: SparkSession, storage: Any) -> Callable[[str], str] | None:
+    """How a base file (relative path) is named to Spark, or None when Spark's file
+    system would not name the same file: a scheme it has no file system for, or one
+    whose URIs mean something else to Hadoop (http, user info, an ``abfs`` root
+    without its account)."""
+    protocol, root = storage.protocol.lower(), storage.root.rstrip("/")
+    if protocol == "file":
+        return _Paths("file", root, storage)
+    if protocol not in _HADOOP_SCHEMES or ("@" in root.split("/", 1)[0]) != (protocol in ("abfs", "abfss")):
+        return None
+    for scheme in ("s3a", "s3") if protocol == "s3" else (protocol,):
+        if _has_file_system(spark, scheme):
+            return _Paths(scheme, root, storage)
     return None
+
+
+@dataclass(frozen=True)
+class _Paths:
+    """A base file's path as Spark names it: ``scheme://root/relative``, globs escaped."""
+
+    scheme: str
+    root: str
+    storage: Any
+
+    def __call__(self, rel: str) -> str:
+        return _unglobbed(f"{self.scheme}://{self.root}/{self.storage.relative(rel)}")
+
+
+# Object stores whose fsspec roots Hadoop reads as the same places.
+_HADOOP_SCHEMES = frozenset({"s3", "s3a", "gs", "hdfs", "abfs", "abfss"})
 
 
 def _unglobbed(path: str) -> str:
@@ -429,13 +485,17 @@ def _filter(f: Filter, dtype: pa.DataType) -> str:
         return f"coalesce({inside}, false)"
     value = values[0]
     literal = _literal(value, dtype)
+    # A float comparison is kept out of the Parquet scan (``+ 0.0D`` changes no comparison):
+    # Parquet's dictionary filter tells -0.0 from 0.0 and would skip a row group holding a
+    # -0.0 that equals 0.
+    number = f"({col} + 0.0D)" if floating else col
     if op is ExprOperator.Ne:
         # Arrow: NaN differs from everything, NaN included; Spark: NaN equals NaN.
-        return f"isnan({col}) OR {col} != {literal}" if floating else f"{col} != {literal}"
+        return f"isnan({col}) OR {number} != {literal}" if floating else f"{col} != {literal}"
     if floating and isinstance(value, float) and math.isnan(value):
         # Arrow: no value compares equal, below or above NaN; a null row stays null (dropped).
         return f"{col} IS NOT NULL AND false"
-    compare = f"{col} {_SQL_OPS[op]} {literal}"
+    compare = f"{number} {_SQL_OPS[op]} {literal}"
     # Spark orders NaN above every number; Arrow's comparisons with NaN are false.
     return f"NOT isnan({col}) AND {compare}" if floating else compare
 

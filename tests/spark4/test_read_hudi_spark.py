@@ -14,6 +14,8 @@ from tests.spark_scan_cases import (
     case_evolved,
     case_floats,
     case_no_spark_scan,
+    case_old_dates,
+    case_paths_spark_would_misread,
     case_table,
     case_typed_filters,
 )
@@ -31,6 +33,14 @@ def test_files_unlike_the_schema(spark, tmp_path) -> None:
 
 def test_filters_with_nan_and_nulls(spark, tmp_path) -> None:
     case_floats(spark, tmp_path)
+
+
+def test_dates_before_the_gregorian_switch(spark, tmp_path) -> None:
+    case_old_dates(spark, tmp_path)
+
+
+def test_roots_hadoop_would_misread() -> None:
+    case_paths_spark_would_misread()
 
 
 @pytest.mark.parametrize(
