@@ -14,6 +14,7 @@ pyspark at module level: the two live in different environments.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -97,3 +98,20 @@ def spark_schema(schema: pa.Schema) -> StructType:
     from pyspark.sql.types import StructField, StructType
 
     return StructType([StructField(f.name, from_arrow_type(f.type), nullable=f.nullable) for f in schema])
+
+
+def spark_batches(tables: Iterable[pa.Table], schema: StructType) -> Iterator[pa.RecordBatch]:
+    """The tables' batches in PySpark's own Arrow mapping of ``schema``, which the batches a
+    Python source or ``mapInArrow`` yields must match exactly."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    try:
+        target = to_arrow_schema(schema, timezone="UTC")  # type: ignore[call-arg]  # PySpark 4
+    except TypeError:  # PySpark 3.5 takes no time zone
+        target = to_arrow_schema(schema)
+    for table in tables:
+        for batch in table.to_batches():
+            if not batch.schema.equals(target):
+                # Unsafe only where Spark holds less: nanoseconds truncate to microseconds.
+                batch = batch.cast(target, safe=False)
+            yield batch

@@ -1,60 +1,29 @@
-"""``read_hudi_spark`` on any SparkSession: the cases both Spark environments run
-(``tests/spark``: a RayDP session on PySpark 3.5; ``tests/spark4``: a plain PySpark 4
-session without Ray). Each compares the DataFrame with the table API's read of the
+"""``read_hudi_spark`` on any SparkSession: the tests both Spark environments collect
+(``tests/spark/test_read_hudi_spark.py``: a RayDP session on PySpark 3.5;
+``tests/spark4/test_read_hudi_spark.py``: a plain PySpark 4 session without Ray), each
+on its own ``spark`` fixture. Each compares the DataFrame with the table API's read of the
 same table and options: rows, column names, Spark types and nullability."""
 
 from __future__ import annotations
 
 import datetime as dt
-import math
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 import hudi_ray
 from hudi_ray.spark import read_hudi_spark
-from hudi_ray.spark_types import conform, spark_arrow_schema, spark_schema
+from hudi_ray.spark_types import spark_arrow_schema, spark_schema
+from tests.spark_rows import arrow_rows, spark_rows
 from tests.support import all_table_names
 
 READ_OPTIMIZED = "hoodie.read.use.read_optimized.mode"
 # Every real table but those with Lance base files (Spark has no Lance reader; those
 # go through hudi-ray's reader, as the RayDP bridge test covers) and empty ones.
 PARQUET_TABLES = [n for n in all_table_names() if "lance" not in n and not n.endswith("_empty")]
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "asDict"):  # a Spark struct, as Arrow gives a dict
-        return _plain(value.asDict())
-    if isinstance(value, dict):
-        return sorted((k, _plain(v)) for k, v in value.items())
-    if isinstance(value, list):
-        if value and isinstance(value[0], tuple) and not hasattr(value[0], "asDict"):  # Arrow map entries
-            return sorted((k, _plain(v)) for k, v in value)
-        return [_plain(v) for v in value]
-    if isinstance(value, bytearray):
-        return bytes(value)
-    if isinstance(value, float) and math.isnan(value):
-        return "NaN"
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc)
-        return value.replace(tzinfo=None)
-    return value
-
-
-def _key(row: dict) -> str:
-    return repr(sorted(row.items()))
-
-
-def spark_rows(df: Any) -> list[dict]:
-    return sorted(({k: _plain(v) for k, v in r.asDict().items()} for r in df.collect()), key=_key)
-
-
-def arrow_rows(table: pa.Table) -> list[dict]:
-    table = conform(table, spark_arrow_schema(table.schema))
-    return sorted(({k: _plain(v) for k, v in r.items()} for r in table.to_pylist()), key=_key)
 
 
 def expected(path: str, **options: Any) -> pa.Table:
@@ -185,8 +154,10 @@ FLOAT_FILTERS = [[("x", op, v)] for op in ("=", "!=", "<", "<=", ">", ">=") for 
 # -- the cases ----------------------------------------------------------------------------
 
 
-def case_table(spark: Any, path: str) -> None:
+@pytest.mark.parametrize("name", PARQUET_TABLES)
+def test_every_table_equals_the_table_api(spark: Any, name: str, table_path: Any) -> None:
     """Snapshot, filtered and projected, read-optimized, time travel and incremental reads."""
+    path = str(table_path(name))
     table = hudi_ray.HudiTableBuilder.from_base_uri(path).build()
     slices = table.get_file_slices()
     df = assert_same(spark, path)
@@ -210,18 +181,18 @@ def case_table(spark: Any, path: str) -> None:
         assert_same(spark, path, query_type="incremental", start_timestamp=times[0])
 
 
-def case_evolved(spark: Any, tmp: Path) -> None:
+def test_files_unlike_the_schema(spark: Any, tmp_path: Path) -> None:
     """Files lacking a column or holding it in another type go through hudi-ray's
     reader; the others through Spark's; together they equal the table API."""
-    path = str(evolved_table(tmp))
+    path = str(evolved_table(tmp_path))
     df = assert_same(spark, path)
     assert scans(df) == (True, True), executed(df)
     assert_same(spark, path, filters=[("value", ">=", "500")], columns=["id", "name"])
 
 
-def case_floats(spark: Any, tmp: Path) -> None:
+def test_filters_with_nan_and_nulls(spark: Any, tmp_path: Path) -> None:
     """Filters keep the rows the table API keeps, NaN and nulls included."""
-    path = str(float_table(tmp))
+    path = str(float_table(tmp_path))
     for filters in FLOAT_FILTERS:
         df = assert_same(spark, path, filters=filters)
         # Arrow's IN matches floats by their bits (-0.0 is not in [0]): left to hudi-ray.
@@ -230,14 +201,19 @@ def case_floats(spark: Any, tmp: Path) -> None:
             assert scans(df) == (not by_bits, by_bits), (filters, executed(df))
 
 
-def case_no_spark_scan(spark: Any, path: str) -> None:
+def test_every_slice_through_hudi_ray(spark: Any, table_path: Any) -> None:
+    path = str(table_path("sample_table/mor/avro/v9_txns_simple_meta"))
     df = assert_same(spark, path, spark_scan="never")
     assert scans(df) == (False, True), executed(df)
 
 
-def case_typed_filters(spark: Any, path: str) -> None:
+@pytest.mark.parametrize(
+    "name", ["sample_table/cow/v6_nonpartitioned", "sample_table/cow/v8_simplekeygen_nonhivestyle"]
+)
+def test_filters_on_every_plain_type(spark: Any, name: str, table_path: Any) -> None:
     """Filters on a column of each plain type (numbers, decimals, dates, timestamps,
     text, binary, booleans) keep the rows the table API keeps."""
+    path = str(table_path(name))
     table = expected(path)
     tried = 0
     for field in table.schema:
@@ -297,14 +273,14 @@ def old_dates_table(tmp: Path) -> Path:
     return path
 
 
-def case_old_dates(spark: Any, tmp: Path) -> None:
-    path = str(old_dates_table(tmp))
+def test_dates_before_the_gregorian_switch(spark: Any, tmp_path: Path) -> None:
+    path = str(old_dates_table(tmp_path))
     df = assert_same(spark, path)
     assert scans(df) == (True, True), executed(df)
     assert_same(spark, path, filters=[("day", "<", "1582-10-15")])
 
 
-def case_paths_spark_would_misread() -> None:
+def test_roots_hadoop_would_misread() -> None:
     """Roots whose URIs Hadoop reads as other places get no Spark scan."""
     from types import SimpleNamespace
 

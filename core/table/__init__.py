@@ -11,11 +11,12 @@ from hudi_ray.core.table.prefetch import SlicePrefetcher
 from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions, options_key
 from hudi_ray.core.table.read_plan import HudiReadPlan
 from hudi_ray.core.table.read_spec import ReadSpec
-from hudi_ray.core.table.selection import ReadSelection
+from hudi_ray.core.table.selection import COMMIT_TIME, ReadSelection
 from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.table.table import HudiTable
 
 __all__ = [
+    "COMMIT_TIME",
     "DEFAULT_LEASE_SECONDS",
     "Checkpoint",
     "CheckpointStore",

@@ -30,9 +30,9 @@ import pyarrow as pa
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.expr import ExprOperator, Filter, cast_value
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.table import HudiReadPlan, HudiTableBuilder, ReadSelection, ReadSpec
+from hudi_ray.core.table import COMMIT_TIME, HudiReadPlan, HudiTableBuilder, ReadSelection, ReadSpec
 from hudi_ray.core.util import split_balanced
-from hudi_ray.spark_types import spark_arrow_schema, spark_schema
+from hudi_ray.spark_types import spark_arrow_schema, spark_batches, spark_schema
 from hudi_ray.tunables import RAY_TUNABLES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,7 +43,6 @@ log = logging.getLogger(__name__)
 
 # In-memory Arrow bytes per Spark partition of the slices hudi-ray reads.
 DEFAULT_PARTITION_BYTES = RAY_TUNABLES.spark_partition_bytes
-COMMIT_TIME = "_hoodie_commit_time"
 # What reaches Spark's Parquet reader: ``auto`` (where Spark's file system reads the
 # table's scheme), ``never`` (every slice through hudi-ray's reader).
 SPARK_SCANS = ("auto", "never")
@@ -168,13 +167,20 @@ _RAY_ARGS = frozenset(
 class _SparkScan:
     """Base files read by Spark's Parquet reader, as ``plan.base_selection`` says."""
 
-    def __init__(self, spark: SparkSession, plan: HudiReadPlan, schema: pa.Schema, prefix: Callable[[str], str]):
+    def __init__(
+        self,
+        spark: SparkSession,
+        plan: HudiReadPlan,
+        schema: pa.Schema,
+        selection: ReadSelection,
+        prefix: Callable[[str], str],
+    ) -> None:
         self._spark = spark
         self._plan = plan
         self._schema = schema
         self._path = prefix
-        self._selection: ReadSelection = plan.base_selection()
-        self._read = spark_arrow_schema(self._selection.read_schema)
+        self._selection = selection
+        self._read = spark_arrow_schema(selection.read_schema)
 
     @classmethod
     def of(cls, spark: SparkSession, plan: HudiReadPlan, schema: pa.Schema) -> _SparkScan | None:
@@ -200,7 +206,7 @@ class _SparkScan:
         prefix = _spark_prefix(spark, plan.context.storage)
         if prefix is None:
             return None
-        return cls(spark, plan, schema, prefix)
+        return cls(spark, plan, schema, selection, prefix)
 
     def readable(self, slices: Sequence[HudiFileSlice]) -> list[bool]:
         """Per slice, whether its base file holds every column read, each in the
@@ -266,15 +272,25 @@ def _spark_type(t: pa.DataType) -> Any:
     return from_arrow_type(t)
 
 
+def _children(t: pa.DataType) -> list[pa.Field]:
+    """The fields nested in ``t``: a struct's, a list's item, a map's key and item."""
+    types = pa.types
+    if types.is_struct(t):
+        return list(t)
+    if types.is_list(t) or types.is_large_list(t):
+        return [t.value_field]
+    if types.is_map(t):
+        return [t.key_field, t.item_field]
+    return []
+
+
 def _plain(t: pa.DataType) -> bool:
     """Types Spark's Parquet reader reads as hudi-ray's reader gives them to Spark."""
     types = pa.types
-    if types.is_struct(t):
-        return all(_plain(f.type) for f in t)
-    if types.is_list(t) or types.is_large_list(t):
-        return _plain(t.value_type)
-    if types.is_map(t):
-        return _plain(t.key_type) and _plain(t.item_type)
+    if types.is_nested(t):
+        return (types.is_struct(t) or types.is_list(t) or types.is_large_list(t) or types.is_map(t)) and all(
+            _plain(f.type) for f in _children(t)
+        )
     if types.is_timestamp(t):
         # Spark reads zone-less Parquet timestamps as TIMESTAMP_NTZ, and INT96 by its own rules.
         return t.tz is not None and t.unit in ("ms", "us")
@@ -317,14 +333,7 @@ def _distinct_ignoring_case(names: Sequence[str]) -> bool:
 
 
 def _has_datetime(t: pa.DataType) -> bool:
-    types = pa.types
-    if types.is_struct(t):
-        return any(_has_datetime(f.type) for f in t)
-    if types.is_list(t) or types.is_large_list(t):
-        return _has_datetime(t.value_type)
-    if types.is_map(t):
-        return _has_datetime(t.key_type) or _has_datetime(t.item_type)
-    return types.is_date(t) or types.is_timestamp(t)
+    return pa.types.is_date(t) or pa.types.is_timestamp(t) or any(_has_datetime(f.type) for f in _children(t))
 
 
 def _rebased_by_spark(metadata: Mapping[bytes, bytes]) -> bool:
@@ -341,14 +350,9 @@ def _rebased_by_spark(metadata: Mapping[bytes, bytes]) -> bool:
 
 def _nested_non_null(t: pa.DataType) -> bool:
     """Whether a nested field other than a map key is non-null (Spark's reader makes it nullable)."""
-    types = pa.types
-    if types.is_struct(t):
-        return any(not f.nullable or _nested_non_null(f.type) for f in t)
-    if types.is_list(t) or types.is_large_list(t):
-        return not t.value_field.nullable or _nested_non_null(t.value_type)
-    if types.is_map(t):
-        return not t.item_field.nullable or _nested_non_null(t.item_type) or _nested_non_null(t.key_type)
-    return False
+    children = _children(t)
+    checked = children[1:] if pa.types.is_map(t) else children  # Spark's map keys are non-null too
+    return any(not f.nullable for f in checked) or any(_nested_non_null(f.type) for f in children)
 
 
 def _zero_of(t: pa.DataType) -> tuple[bool, str]:
@@ -548,23 +552,12 @@ def _python_part(
     return _map_in_arrow(spark, work, struct)
 
 
-def _arrow_schema_of(struct: StructType) -> pa.Schema:
-    """PySpark's own Arrow schema of ``struct``: the batches Spark takes must match it exactly."""
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    try:
-        return to_arrow_schema(struct, timezone="UTC")  # type: ignore[call-arg]  # PySpark 4
-    except TypeError:
-        return to_arrow_schema(struct)
-
-
 def _is_raydp(spark: SparkSession) -> bool:
     return (spark.sparkContext.master or "").startswith("ray")
 
 
 def _map_in_arrow(spark: SparkSession, work: list[Any], struct: StructType) -> DataFrame:
     """The chunks read in Spark's Python workers, one Spark partition each."""
-    target = _arrow_schema_of(struct)
     plan = work[0].plan
     # The plan travels once in the function, not once per chunk.
     shipped = [replace(w, plan=None) for w in work]
@@ -574,12 +567,7 @@ def _map_in_arrow(spark: SparkSession, work: list[Any], struct: StructType) -> D
 
         for seeds in batches:
             for index in seeds.column(0).to_pylist():
-                for table in read_chunk(replace(shipped[index], plan=plan)):
-                    for batch in table.to_batches():
-                        if not batch.schema.equals(target):
-                            # Unsafe only where Spark holds less: nanoseconds truncate to microseconds.
-                            batch = batch.cast(target, safe=False)
-                        yield batch
+                yield from spark_batches(read_chunk(replace(shipped[index], plan=plan)), struct)
 
     seeds = spark.range(0, len(work), 1, len(work))
     return seeds.mapInArrow(read, struct)

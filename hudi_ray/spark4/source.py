@@ -40,7 +40,7 @@ from hudi_ray.core.util import split_balanced
 from hudi_ray.reader import ChunkRead, read_chunk
 from hudi_ray.spark4.options import SourceOptions, parse_options
 from hudi_ray.spark4.pushdown import split_filters
-from hudi_ray.spark_types import spark_arrow_schema, spark_schema
+from hudi_ray.spark_types import spark_arrow_schema, spark_batches, spark_schema
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql.types import StructType
@@ -164,13 +164,9 @@ def read_partition(
     partition: InputPartition, schema: StructType, columns: list[str], opts: SourceOptions
 ) -> Iterator[pa.RecordBatch]:
     """The rows of one partition's slices, as Arrow batches in Spark's types."""
-    # PySpark's own mapping of the DataFrame schema: batches must match it exactly.
-    from pyspark.sql.pandas.types import to_arrow_schema
-
     if not isinstance(partition, HudiInputPartition):
         # Spark reads a plan with no partitions as one partition of its own (no slices).
         return
-    target = to_arrow_schema(schema, timezone="UTC")
     work = ChunkRead(
         plan=partition.plan,
         slices=partition.plan.slices,
@@ -179,12 +175,7 @@ def read_partition(
         prefetch=opts.prefetch,
         prefetch_depth=opts.prefetch_depth,
     )
-    for table in read_chunk(work):
-        for batch in table.to_batches():
-            if not batch.schema.equals(target):
-                # Unsafe only where Spark holds less: nanoseconds truncate to microseconds.
-                batch = batch.cast(target, safe=False)
-            yield batch
+    yield from spark_batches(read_chunk(work), schema)
 
 
 class HudiPushdownReader(HudiReader):

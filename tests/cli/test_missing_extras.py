@@ -32,17 +32,21 @@ else:
 """
 
 
-def _run(blocked: list[str], call: str) -> list[str]:
-    code = PRELUDE.format(blocked=blocked) + CHECK.format(call=call)
+def _python(blocked: list[str], code: str) -> str:
+    """What ``code`` prints, run with ``blocked`` modules uninstalled."""
     done = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", PRELUDE.format(blocked=blocked) + code],
         capture_output=True,
         text=True,
         timeout=120,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert done.returncode == 0, done.stderr
-    return done.stdout.strip().split("|")
+    return done.stdout.strip()
+
+
+def _run(blocked: list[str], call: str) -> list[str]:
+    return _python(blocked, CHECK.format(call=call)).split("|")
 
 
 def test_read_hudi_without_ray() -> None:
@@ -66,16 +70,7 @@ def test_spark_on_ray_without_its_extra(blocked: str) -> None:
 
 def test_read_hudi_spark_without_ray() -> None:
     """A plain PySpark session needs neither Ray nor RayDP."""
-    code = PRELUDE.format(blocked=["ray", "raydp"]) + "from hudi_ray.spark import read_hudi_spark\nprint('imported')"
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "imported"
+    assert _python(["ray", "raydp"], "from hudi_ray.spark import read_hudi_spark\nprint('imported')") == "imported"
 
 
 def test_spark_without_pyspark() -> None:

@@ -5,7 +5,6 @@ Spark's JVM from Arrow IPC streams in Ray's object store (never through pandas).
 
 from __future__ import annotations
 
-import datetime as dt
 import gc
 from decimal import Decimal
 
@@ -17,6 +16,7 @@ import hudi_ray
 from hudi_ray.core.exceptions import HudiTableNotFoundError, HudiUnsupportedError
 from hudi_ray.spark import handoffs, java_version, read_hudi_spark, release, to_spark
 from hudi_ray.spark import session as spark_session
+from tests.spark_rows import arrow_rows, spark_rows
 from tests.support import numbered_rows, write_numbered_table
 
 pytest.importorskip("raydp")
@@ -30,45 +30,6 @@ TABLES = [
     "sample_table/mor/parquet/v6_complexkeygen_hivestyle",  # merge-on-read with nested types and maps
     "sample_table/cow/v9_lance_nonpartitioned",  # Lance base files, an array column
 ]
-
-
-def _plain(value: object) -> object:
-    """Spark Row values in the shape pyarrow's to_pylist gives."""
-    if hasattr(value, "asDict"):
-        return {k: _plain(v) for k, v in value.asDict().items()}
-    if isinstance(value, dict):
-        return sorted((k, _plain(v)) for k, v in value.items())
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, bytearray):
-        return bytes(value)
-    if isinstance(value, dt.datetime):
-        return value.replace(tzinfo=None)
-    return value
-
-
-def _arrow_plain(value: object) -> object:
-    if isinstance(value, dict):
-        return {k: _arrow_plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        if value and isinstance(value[0], tuple):  # map entries
-            return sorted((k, _arrow_plain(v)) for k, v in value)
-        return [_arrow_plain(v) for v in value]
-    if isinstance(value, dt.datetime):
-        return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
-    return value
-
-
-def _key(row: dict) -> str:
-    return repr(sorted(row.items()))
-
-
-def _spark_rows(df: object) -> list[dict]:
-    return sorted(({k: _plain(v) for k, v in r.asDict().items()} for r in df.collect()), key=_key)
-
-
-def _arrow_rows(table: pa.Table) -> list[dict]:
-    return sorted((_arrow_plain(r) for r in table.to_pylist()), key=_key)
 
 
 def _executed_plan(df: object) -> str:
@@ -95,7 +56,7 @@ def test_dataframe_equals_table_api(spark, name: str, table_path) -> None:
             assert spark_types[field.name].startswith("array<")
         elif pa.types.is_map(field.type):
             assert spark_types[field.name].startswith("map<")
-    assert _spark_rows(df) == _arrow_rows(expected)
+    assert spark_rows(df) == arrow_rows(expected)
     # Spark's JVM reads the Arrow streams itself: no Python worker, no pandas.
     plan = _executed_plan(df)
     assert "Scan ExistingRDD" in plan
@@ -122,14 +83,14 @@ def test_dataframe_outlives_every_python_reference(spark, table_path) -> None:
     """The streams stay in the object store while the DataFrame is usable, however
     many actions run on it and on DataFrames derived from it."""
     path = str(table_path("sample_table/cow/v8_simplekeygen_nonhivestyle"))
-    expected = _arrow_rows(pa.Table.from_batches(hudi_ray.HudiTableBuilder.from_base_uri(path).build().read()))
+    expected = arrow_rows(pa.Table.from_batches(hudi_ray.HudiTableBuilder.from_base_uri(path).build().read()))
     ds = hudi_ray.read_hudi(path)
     df = to_spark(ds, spark)
     derived = df.select("*")
     del ds, df
     gc.collect()
     assert derived.count() == len(expected)
-    assert _spark_rows(derived) == expected
+    assert spark_rows(derived) == expected
     cached = derived.cache()
     assert cached.count() == len(expected)
     cached.unpersist()

@@ -3,55 +3,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import pyarrow as pa
 
-from hudi_ray.spark_types import conform, spark_arrow_schema
+from tests.spark_rows import arrow_rows, spark_rows
 
-
-def plain(value: Any) -> Any:
-    """Spark Row values in the shape pyarrow's to_pylist gives."""
-    if hasattr(value, "asDict"):
-        return {k: plain(v) for k, v in value.asDict().items()}
-    if isinstance(value, dict):
-        return sorted((k, plain(v)) for k, v in value.items())
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, bytearray):
-        return bytes(value)
-    if isinstance(value, dt.datetime):
-        return value.replace(tzinfo=None)
-    return value
-
-
-def arrow_plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: arrow_plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        if value and isinstance(value[0], tuple):  # map entries
-            return sorted((k, arrow_plain(v)) for k, v in value)
-        return [arrow_plain(v) for v in value]
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc)
-        return value.replace(tzinfo=None)
-    return value
-
-
-def _key(row: dict) -> str:
-    return repr(sorted(row.items()))
-
-
-def spark_rows(df: Any) -> list[dict]:
-    return sorted(({k: plain(v) for k, v in r.asDict().items()} for r in df.collect()), key=_key)
-
-
-def arrow_rows(table: pa.Table) -> list[dict]:
-    """The table's rows in the Arrow types Spark reads (time-millis as ints, ...)."""
-    table = conform(table, spark_arrow_schema(table.schema))
-    return sorted((arrow_plain(r) for r in table.to_pylist()), key=_key)
+__all__ = ["arrow_rows", "assert_types", "spark_rows"]
 
 
 def assert_types(df: Any, schema: pa.Schema) -> None:
