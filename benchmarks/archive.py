@@ -47,7 +47,7 @@ import harness
 
 from hudi_ray import HudiTableBuilder
 from hudi_ray.core.exceptions import HudiCoreError
-from hudi_ray.core.table.record_index import every_write
+from hudi_ray.core.planning.record_index import every_write
 from hudi_testkit.archive import archive_layout, delete_archive
 from hudi_testkit.longlived import COPY_ON_WRITE, MERGE_ON_READ, LongLivedSpec, write_long_lived_table
 

@@ -45,8 +45,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import hudi_ray
+from hudi_ray.core.incremental.ranges import position
 from hudi_ray.core.table import HudiReadOptions, HudiTable, HudiTableBuilder
-from hudi_ray.core.table.incremental import position
 from hudi_ray.core.timeline.timestamps import START_OF_TIME
 
 REPO = Path(__file__).resolve().parent.parent

@@ -61,9 +61,9 @@ import pyarrow.compute as pc
 
 import hudi_ray
 from hudi_ray.core.log_file import BlockType, read_log_blocks
+from hudi_ray.core.reading import files as slice_files
+from hudi_ray.core.reading import slice_reader
 from hudi_ray.core.schema import avro_to_arrow_schema
-from hudi_ray.core.table import file_group_reader as fgr
-from hudi_ray.core.table import slice_merge
 from hudi_ray.core.util.arrow_pool import reader_pool
 from hudi_testkit import MorTableWriter
 
@@ -295,15 +295,15 @@ class Phases:
     def installed(self) -> Iterator[None]:
         """Wrap what exists of the reader's steps; a step the reader no longer has is left out."""
         targets: list[tuple[Any, str, str]] = [
-            (slice_merge, "read_log_blocks", "log block framing (read_log_blocks)"),
-            (slice_merge, "decode_delete_columns_of", "delete block decoding"),
-            (slice_merge, "decide_merge", "merge decisions (decide_merge)"),
-            (slice_merge, "apply_merge", "merged rows (apply_merge)"),
-            (getattr(fgr, "HudiFileGroupReader", None), "_read_base", "base file reads (_read_base)"),
-            (getattr(slice_merge, "LogRecords", None), "add_data", "log rows into LogRecords (add_data)"),
+            (slice_files, "read_log_blocks", "log block framing (read_log_blocks)"),
+            (slice_files, "decode_delete_columns_of", "delete block decoding"),
+            (slice_reader, "decide_merge", "merge decisions (decide_merge)"),
+            (slice_reader, "apply_merge", "merged rows (apply_merge)"),
+            (getattr(slice_files, "SliceFiles", None), "read", "base file reads (SliceFiles.read)"),
+            (getattr(slice_files, "LogRecords", None), "add_data", "log rows into LogRecords (add_data)"),
         ]
         saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets if hasattr(owner, name)]
-        decoders: dict[Any, Callable[..., Any]] = getattr(slice_merge, "DATA_DECODERS", {})
+        decoders: dict[Any, Callable[..., Any]] = getattr(slice_files, "DATA_DECODERS", {})
         saved_decoders = dict(decoders)
         try:
             for owner, name, label in targets:
@@ -344,7 +344,7 @@ def _process_seconds(fn: Callable[[], Any], reps: int = 2) -> float:
 
 
 def _decode_all_avro_blocks(blocks: list[Any]) -> int:
-    decode = slice_merge.DATA_DECODERS[BlockType.AVRO_DATA]
+    decode = slice_files.DATA_DECODERS[BlockType.AVRO_DATA]
     return sum(decode(block, None).num_rows for block in blocks)
 
 

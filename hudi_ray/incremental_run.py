@@ -9,7 +9,7 @@ last successful run, as a Ray Dataset.
 A run takes the checkpoint's lease (a second run on the same checkpoint is
 refused with ``HudiConcurrentRunError``); the table's planner actor picks the
 next range after the stored position with the core's rules
-(``hudi_ray.core.table.incremental``: it stops before the earliest pending
+(``hudi_ray.core.incremental.ranges``: it stops before the earliest pending
 write, keeps instants completing at the same time together, caps at
 ``max_instants``) on a fresh snapshot, and the run reads the range on that
 same snapshot through ``read_hudi`` (the planner and reader tasks): a small range
@@ -34,6 +34,7 @@ from hudi_ray.core.table import (
     CheckpointStore,
     IncrementalRange,
     Lease,
+    checked_max_instants,
 )
 from hudi_ray.tunables import RAY_TUNABLES
 
@@ -186,10 +187,7 @@ def incremental(
     """
     from hudi_ray.datasource import incremental_range, planned_read, read_hudi
 
-    if max_instants is not None and (
-        isinstance(max_instants, bool) or not isinstance(max_instants, int) or max_instants < 1
-    ):
-        raise HudiConfigError(f"max_instants must be a positive integer, got {max_instants!r}")
+    checked_max_instants(max_instants)
     for key in ("query_type", "start_timestamp", "end_timestamp", "as_of_timestamp"):
         if key in read_args:
             raise HudiConfigError(f"{key} is not an argument of incremental(): the run reads its checkpoint's range")

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_ray.core.config import ENGINE_TUNABLES
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.table import HudiFileGroupReader, HudiReadPlan
+from hudi_ray.core.table import HudiReadPlan, SliceReader
 from hudi_ray.core.util import SMALL_GROUP_BYTES, group_small
 from hudi_ray.tunables import RAY_TUNABLES
 
@@ -41,7 +42,7 @@ class ChunkRead:
     columns: list[str] | None = None
     batch_size: int = RAY_TUNABLES.block_rows
     prefetch: bool = False
-    prefetch_depth: int = RAY_TUNABLES.prefetch_depth
+    prefetch_depth: int = ENGINE_TUNABLES.prefetch_depth
 
 
 def read_chunk(task: ChunkRead) -> Iterator[pa.Table]:
@@ -97,7 +98,7 @@ def _chunk_tables(task: ChunkRead) -> Generator[pa.Table, None, None]:
             yield from unit_tables
 
 
-def _unit_tables(task: ChunkRead, reader: HudiFileGroupReader, unit: Sequence[HudiFileSlice]) -> list[pa.Table]:
+def _unit_tables(task: ChunkRead, reader: SliceReader, unit: Sequence[HudiFileSlice]) -> list[pa.Table]:
     if len(unit) == 1:
         return list(_slice_tables(task, reader, unit[0]))
     # Small slices, read and finished together: memory stays one group (a few MiB on disk).
@@ -112,7 +113,7 @@ def _unit_tables(task: ChunkRead, reader: HudiFileGroupReader, unit: Sequence[Hu
     ]
 
 
-def _slice_tables(task: ChunkRead, reader: HudiFileGroupReader, s: HudiFileSlice) -> Iterator[pa.Table]:
+def _slice_tables(task: ChunkRead, reader: SliceReader, s: HudiFileSlice) -> Iterator[pa.Table]:
     for batch in task.plan.read_slice_stream(reader, s, task.batch_size):
         out = _finish(batch, task.predicate, task.columns)
         if out.num_rows:

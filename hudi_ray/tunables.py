@@ -12,10 +12,6 @@ class RayTunables:
     # stays small; the core's batch size (HudiReadOptions, 1024 by the reader
     # spec) is the default of read_stream, a different consumer.
     block_rows: int = 131_072
-    # Units (a slice, or a group of small slices) whose files a reader task
-    # fetches while one decodes, within the table's bytes-in-flight cap: on an
-    # object store each costs a round trip, so many are fetched together.
-    prefetch_depth: int = 16
     # Pinned snapshots a planner keeps; a new one starts only when commits land.
     planner_snapshots: int = 16
     # Plans a planner keeps for repeated reads (of any of its snapshots).
@@ -30,8 +26,6 @@ class RayTunables:
     # Ray Data would read in one task too, but only after its executor's
     # fixed start-up, which costs more than reading a commit's few files.
     incremental_materialize_bytes: int = 32 << 20
-    # Estimated Arrow bytes per Spark partition in the hand-off to Spark.
-    spark_partition_bytes: int = 64 << 20
 
 
 RAY_TUNABLES = RayTunables()

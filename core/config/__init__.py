@@ -12,8 +12,10 @@ from hudi_ray.core.config.loader import load_table_config
 from hudi_ray.core.config.properties import parse_properties
 from hudi_ray.core.config.table_config import TableConfig
 from hudi_ray.core.config.tunables import (
+    ENGINE_TUNABLES,
     PLANNING_TUNABLES,
     POOL_TUNABLES,
+    EngineTunables,
     PlanningTunables,
     PoolTunables,
     ReadTunables,
@@ -22,6 +24,8 @@ from hudi_ray.core.config.tunables import (
 from hudi_ray.core.config.values import int_option
 
 __all__ = [
+    "ENGINE_TUNABLES",
+    "EngineTunables",
     "HudiIOConfig",
     "PLANNING_TUNABLES",
     "POOL_TUNABLES",

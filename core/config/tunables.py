@@ -86,6 +86,23 @@ def io_tunables(options: Mapping[str, str]) -> IOTunables:
 
 
 @dataclass(frozen=True)
+class EngineTunables:
+    """Defaults of the engines' reads (Ray, Spark through RayDP, Spark 4), one set for all."""
+
+    # Units (a slice, or a group of small slices) whose files a reader task
+    # fetches while one decodes, within the table's bytes-in-flight cap: on an
+    # object store each costs a round trip, so many are fetched together.
+    prefetch_depth: int = 16
+    # Estimated Arrow bytes of a Spark partition that hudi-ray reads (slices
+    # with logs, on either Spark): a merge costs more per byte than a scan,
+    # so partitions are smaller than Spark's own 128 MiB file splits.
+    spark_partition_bytes: int = 64 << 20
+
+
+ENGINE_TUNABLES = EngineTunables()
+
+
+@dataclass(frozen=True)
 class ReadTunables:
     """Per-read knobs, from a read's ``hoodie.read.*`` options."""
 

@@ -1,18 +1,38 @@
-"""Table API: ``HudiTable``, its builder, read options and the file group reader."""
+"""The table API: ``HudiTable`` and its builder, with the names engines use
+from the packages below it (options, plans, readers, incremental ranges)."""
 
+from hudi_ray.core.incremental import (
+    DEFAULT_LEASE_SECONDS,
+    Checkpoint,
+    CheckpointStore,
+    IncrementalRange,
+    Lease,
+    checked_max_instants,
+    latest_position,
+    next_range,
+    position,
+    resolve_start,
+)
+from hudi_ray.core.meta_client import TableContext
+from hudi_ray.core.planning import PlanExplain, SliceEstimate
+from hudi_ray.core.query import (
+    COMMIT_TIME,
+    READ_ARGS,
+    HudiQueryType,
+    HudiReadOptions,
+    ReadArgs,
+    ReadSelection,
+    ReadSpec,
+    options_key,
+)
+from hudi_ray.core.reading import (
+    HudiFileGroupReader,
+    HudiReadPlan,
+    HudiRecordBatchStream,
+    SlicePrefetcher,
+    SliceReader,
+)
 from hudi_ray.core.table.builder import HudiTableBuilder
-from hudi_ray.core.table.checkpoint import DEFAULT_LEASE_SECONDS, Checkpoint, CheckpointStore, Lease
-from hudi_ray.core.table.context import TableContext
-from hudi_ray.core.table.estimate import SliceEstimate
-from hudi_ray.core.table.explain import PlanExplain
-from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
-from hudi_ray.core.table.incremental import IncrementalRange, latest_position, next_range, position, resolve_start
-from hudi_ray.core.table.prefetch import SlicePrefetcher
-from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions, options_key
-from hudi_ray.core.table.read_plan import HudiReadPlan
-from hudi_ray.core.table.read_spec import ReadSpec
-from hudi_ray.core.table.selection import COMMIT_TIME, ReadSelection
-from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.table.table import HudiTable
 
 __all__ = [
@@ -22,19 +42,23 @@ __all__ = [
     "CheckpointStore",
     "HudiFileGroupReader",
     "HudiQueryType",
-    "HudiReadPlan",
     "HudiReadOptions",
+    "HudiReadPlan",
     "HudiRecordBatchStream",
     "HudiTable",
     "HudiTableBuilder",
     "IncrementalRange",
+    "READ_ARGS",
+    "ReadArgs",
     "Lease",
     "PlanExplain",
     "ReadSelection",
     "ReadSpec",
     "SliceEstimate",
     "SlicePrefetcher",
+    "SliceReader",
     "TableContext",
+    "checked_max_instants",
     "latest_position",
     "next_range",
     "options_key",

@@ -12,7 +12,7 @@ import dataclasses
 import json
 import logging
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from typing import TypeVar
 
 import pyarrow as pa
@@ -20,23 +20,21 @@ import pyarrow as pa
 from hudi_ray.core.config import HudiReadConfig, io_tunables, is_read_config, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError, HudiSchemaError, HudiUnsupportedError
 from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.incremental.ranges import IncrementalRange, fallback_enabled, next_range
+from hudi_ray.core.meta_client.context import TableContext
+from hudi_ray.core.planning.estimate import table_stats
+from hudi_ray.core.planning.explain import NoExplain, PlanExplain
+from hudi_ray.core.planning.scan import ScanFiles, TableSources, scan_for
+from hudi_ray.core.planning.slice_stats import footers_decide, with_footer_stats
+from hudi_ray.core.query.read_options import HudiQueryType, HudiReadOptions
+from hudi_ray.core.query.request import ReadRequest
+from hudi_ray.core.reading.file_group_reader import HudiFileGroupReader, split_options
+from hudi_ray.core.reading.read_plan import HudiReadPlan
+from hudi_ray.core.reading.stream import HudiRecordBatchStream
 from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
-from hudi_ray.core.storage import Storage, StorageLike
+from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import move_credentials
-from hudi_ray.core.table.context import TableContext
-from hudi_ray.core.table.estimate import table_stats
-from hudi_ray.core.table.explain import NoExplain, PlanExplain
-from hudi_ray.core.table.file_group_reader import HudiFileGroupReader, split_options
-from hudi_ray.core.table.incremental import IncrementalRange, fallback_enabled, next_range
-from hudi_ray.core.table.prefetch import pipeline_reader, read_pipelined
-from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
-from hudi_ray.core.table.read_plan import HudiReadPlan
-from hudi_ray.core.table.request import ReadRequest
-from hudi_ray.core.table.scan import ScanFiles, TableSources, scan_for
-from hudi_ray.core.table.slice_stats import footers_decide, with_footer_stats
-from hudi_ray.core.table.stream import HudiRecordBatchStream
 from hudi_ray.core.timeline import HudiTimeline
-from hudi_ray.core.util.collection import SMALL_GROUP_BYTES, group_small
 from hudi_ray.core.util.collector import collector_paused
 
 log = logging.getLogger(__name__)
@@ -216,6 +214,9 @@ class HudiTable:
 
     def plan(self, options: HudiReadOptions | None = None) -> HudiReadPlan:
         """Plan a read as ``read`` does, for readers that run elsewhere."""
+        return self._plan(options, shipped=True)
+
+    def _plan(self, options: HudiReadOptions | None, shipped: bool) -> HudiReadPlan:
         request = self._request(options)
         files = self._scan(request)
         ctx = self._context
@@ -237,8 +238,8 @@ class HudiTable:
             schema=schema,
             instant=request.end,
             fallback=files.fallback,
-            # Instants only: the commit metadata cached while planning stays here.
-            context=ctx.slim(),
+            # A shipped plan holds instants only: the commit metadata cached while planning stays here.
+            context=ctx.slim() if shipped else ctx,
         )
 
     def create_file_group_reader_with_options(
@@ -247,40 +248,17 @@ class HudiTable:
         extra_storage_overrides: Mapping[str, str] | None = None,
     ) -> HudiFileGroupReader:
         request = self._request(read_options, projected=False)
-        hudi = {**self._user_hudi, **request.reader_defaults()}
         context = self._context
         if extra_storage_overrides:
             storage = Storage(
                 self._base_uri, {**self._storage_options, **extra_storage_overrides}, io_tunables(self._user_hudi)
             )
             context = TableContext(storage=storage, config=context.config, timeline=context.timeline)
-        options = {**hudi, **self._storage_options, **(extra_storage_overrides or {})}
-        return HudiFileGroupReader.from_context(self._base_uri, context, options)
+        options = {**self._user_hudi, **request.options.hudi_options, **self._storage_options}
+        options.update(extra_storage_overrides or {})
+        return HudiFileGroupReader.from_context(self._base_uri, context, options, request.commit_range)
 
     # -- reads ---------------------------------------------------------------
-
-    def _reader(self, storage: StorageLike | None = None) -> HudiFileGroupReader:
-        return HudiFileGroupReader.from_context(self._base_uri, self._context.with_storage(storage), self._user_hudi)
-
-    def _pipelined(
-        self,
-        request: ReadRequest,
-        files: ScanFiles,
-        units: Sequence[Sequence[HudiFileSlice]],
-        read: Callable[[HudiFileGroupReader, Sequence[HudiFileSlice]], R],
-        window: int,
-    ) -> Iterator[R]:
-        """``read(reader, unit)`` of each unit through the core's read pipeline (``prefetch.py``)."""
-        storage = self._context.storage
-        reader, prefetcher = pipeline_reader(storage, self._reader, request.options, files.commit_times)
-        return read_pipelined(
-            units,
-            lambda unit: read(reader, unit),
-            prefetcher=prefetcher,
-            threads=request.tunables.slice_read_concurrency,
-            window=window,
-            max_bytes_ahead=storage.io.max_bytes_in_flight,
-        )
 
     def next_incremental_range(
         self, start: str | None, max_instants: int | None = None, options: HudiReadOptions | None = None
@@ -302,48 +280,17 @@ class HudiTable:
         return dataclasses.replace(whole, full_snapshot=True)
 
     def read(self, options: HudiReadOptions | None = None) -> list[pa.RecordBatch]:
-        request = self._request(options)
-        files = self._scan(request)
-
-        def some(reader: HudiFileGroupReader, group: Sequence[HudiFileSlice]) -> list[pa.RecordBatch]:
-            # A merged slice may come as more than one batch: ``read`` promises batches, not one per slice.
-            return reader.read_file_slices(
-                group,
-                request.options,
-                commit_times=files.commit_times,
-                visibility=files.visibility,
-                contiguous=False,
-            )
-
-        # Small slices go in groups, which the reader finishes together; a
-        # large one alone, so that large slices still read in parallel.
-        groups = group_small(files.slices, [s.total_size_bytes() for s in files.slices], SMALL_GROUP_BYTES)
-        # Every result is kept: a window of several units per thread keeps a long unit from idling the others.
-        window = 4 * request.tunables.slice_read_concurrency
-        batches = self._pipelined(request, files, groups, some, window)
-        return [b for group in batches for b in group if b.num_rows]
+        return self._plan(options, shipped=False).batches()
 
     def read_stream(self, options: HudiReadOptions | None = None) -> HudiRecordBatchStream:
-        request = self._request(options)
-        if request.query_type is HudiQueryType.Incremental:
+        plan = self._plan(options, shipped=False)
+        if plan.query_type is HudiQueryType.Incremental:
             # "not yet supported" is hudi-rs's wording; code ported from it matches on it.
             raise HudiUnsupportedError(
                 f"Streaming an incremental query is not yet supported (table {self.base_url}, "
                 f"{HudiReadConfig.QUERY_TYPE.value}={HudiQueryType.Incremental.value}); use read()"
             )
-        files = self._scan(request)
-        tunables = request.tunables
-
-        def slice_batches(reader: HudiFileGroupReader, unit: Sequence[HudiFileSlice]) -> list[pa.RecordBatch]:
-            return [
-                b for s in unit for b in reader.read_file_slice_stream(s, request.options, visibility=files.visibility)
-            ]
-
-        # Memory: the slices decoded ahead, plus the bytes fetched ahead on an object store.
-        window = min(tunables.stream_read_ahead, tunables.slice_read_concurrency) + 1
-        units = [[s] for s in files.slices]
-        batches = (b for group in self._pipelined(request, files, units, slice_batches, window) for b in group)
-        return HudiRecordBatchStream(batches)
+        return plan.stream()
 
     def compute_table_stats(self, options: HudiReadOptions | None = None) -> tuple[int, int] | None:
         """Estimated (rows, bytes) of a snapshot read, from the metadata table

@@ -18,7 +18,7 @@ from hudi_ray.cli.output import aligned, cell, human_bytes, human_count, plain
 from hudi_ray.cli.progress import Progress
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.table import HudiFileGroupReader, HudiReadOptions, HudiTable
+from hudi_ray.core.table import HudiReadOptions, HudiTable, SliceReader
 
 FORMATS = ("table", "csv", "json", "parquet")
 META_PREFIX = "_hoodie_"
@@ -210,7 +210,7 @@ def _local_batches(
     plan = table.plan(options)
     progress: Progress = progress_of(len(plan.slices), sum(s.total_size_bytes() for s in plan.slices), plan.schema)
 
-    def one(reader: HudiFileGroupReader, unit: Sequence[HudiFileSlice]) -> tuple[HudiFileSlice, pa.RecordBatch]:
+    def one(reader: SliceReader, unit: Sequence[HudiFileSlice]) -> tuple[HudiFileSlice, pa.RecordBatch]:
         return unit[0], plan.read_slice(reader, unit[0])
 
     # The core's read pipeline: on an object store the next slices' files are fetched meanwhile.

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import ray
 
+from hudi_ray.core.config import ENGINE_TUNABLES
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.table import HudiReadPlan, ReadSpec
 from hudi_ray.datasource import HudiDatasource, datasource_of_spec, hudi_datasource_of
@@ -32,14 +33,12 @@ from hudi_ray.ray_compat import iter_block_refs, owner_addresses
 from hudi_ray.reader import ChunkRead, read_chunk
 from hudi_ray.spark.arrow import ipc_stream, spark_arrow_schema, spark_schema
 from hudi_ray.spark.session import Handoff, held_cpus, hold
-from hudi_ray.tunables import RAY_TUNABLES
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
 
-# In-memory Arrow bytes per Spark partition (a larger file slice is a partition
-# of its own). Spark's own Parquet scans split at 128 MiB of files on disk.
-DEFAULT_PARTITION_BYTES = RAY_TUNABLES.spark_partition_bytes
+# In-memory Arrow bytes per Spark partition (a larger file slice is a partition of its own).
+DEFAULT_PARTITION_BYTES = ENGINE_TUNABLES.spark_partition_bytes
 
 
 # -- tasks -------------------------------------------------------------------------

@@ -27,10 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from hudi_ray.core.config import ENGINE_TUNABLES
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.expr import ExprOperator, Filter, cast_value
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.table import COMMIT_TIME, HudiReadPlan, HudiTableBuilder, ReadSelection, ReadSpec
+from hudi_ray.core.table import COMMIT_TIME, READ_ARGS, HudiReadPlan, HudiTableBuilder, ReadSelection, ReadSpec
 from hudi_ray.core.util import split_balanced
 from hudi_ray.spark_types import spark_arrow_schema, spark_batches, spark_schema
 from hudi_ray.tunables import RAY_TUNABLES
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 # In-memory Arrow bytes per Spark partition of the slices hudi-ray reads.
-DEFAULT_PARTITION_BYTES = RAY_TUNABLES.spark_partition_bytes
+DEFAULT_PARTITION_BYTES = ENGINE_TUNABLES.spark_partition_bytes
 # What reaches Spark's Parquet reader: ``auto`` (where Spark's file system reads the
 # table's scheme), ``never`` (every slice through hudi-ray's reader).
 SPARK_SCANS = ("auto", "never")
@@ -52,27 +53,17 @@ def read_hudi_spark(
     spark: SparkSession,
     table_uri: str,
     *,
-    query_type: str = "snapshot",
-    filters: list[tuple[str, str, str]] | None = None,
-    hudi_options: dict[str, str] | None = None,
     storage_options: dict[str, str] | None = None,
-    columns: list[str] | None = None,
-    as_of_timestamp: str | None = None,
-    start_timestamp: str | None = None,
-    end_timestamp: str | None = None,
-    batch_size: int | None = None,
-    prefetch: bool | None = None,
-    prefetch_depth: int | None = None,
     override_num_blocks: int | None = None,
     partition_bytes: int = DEFAULT_PARTITION_BYTES,
     spark_scan: str = "auto",
-    **ray_args: Any,
+    **args: Any,
 ) -> DataFrame:
     """Read a Hudi table into a Spark DataFrame, on any SparkSession: a RayDP one
     (Spark 3.5), or a plain PySpark one without Ray.
 
-    Takes ``read_hudi``'s read arguments (query type, filters, options, columns,
-    timestamps). Base files that need no merge are scanned by Spark's Parquet reader
+    Takes ``read_hudi``'s read arguments (``ReadArgs``: query type, filters, options,
+    columns, timestamps, batch size, prefetching). Base files that need no merge are scanned by Spark's Parquet reader
     (``spark_scan="never"`` turns that off); on an object store Spark reads them with
     its own Hadoop file system and credentials, and only when its configuration names
     a file system for the scheme. The other slices are read by hudi-ray in partitions
@@ -87,22 +78,15 @@ def read_hudi_spark(
     if spark_scan not in SPARK_SCANS:
         raise HudiConfigError(f"spark_scan must be one of {', '.join(SPARK_SCANS)}, got {spark_scan!r}")
     raydp = _is_raydp(spark)
+    ray_args = {k: v for k, v in args.items() if k not in READ_ARGS}
     unknown = sorted(set(ray_args) - _RAY_ARGS)
     if unknown or (ray_args and not raydp):
         why = "are not arguments of read_hudi_spark" if unknown else "apply on a RayDP session; this one has no Ray"
         raise HudiConfigError(f"{', '.join(unknown or sorted(ray_args))} {why}")
-    spec = ReadSpec.of(
+    spec = ReadSpec.of_args(
         table_uri,
-        query_type=query_type,
-        filters=filters,
-        hudi_options=hudi_options,
-        columns=columns,
-        as_of_timestamp=as_of_timestamp,
-        start_timestamp=start_timestamp,
-        end_timestamp=end_timestamp,
-        batch_size=batch_size,
-        prefetch=prefetch,
-        prefetch_depth=prefetch_depth,
+        {k: v for k, v in args.items() if k in READ_ARGS},
+        "read_hudi_spark",
         num_partitions=override_num_blocks,
         names={"num_partitions": "override_num_blocks"},
     )
@@ -541,7 +525,7 @@ def _python_part(
             slices=chunk,
             batch_size=spec.batch_size or RAY_TUNABLES.block_rows,
             prefetch=spec.prefetch,
-            prefetch_depth=RAY_TUNABLES.prefetch_depth if spec.prefetch_depth is None else spec.prefetch_depth,
+            prefetch_depth=spec.prefetch_depth,
         )
         for chunk in split_balanced(slices, sizes, min(count, len(slices)))
     ]

@@ -13,22 +13,18 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from hudi_ray.core.config import ENGINE_TUNABLES, int_option
 from hudi_ray.core.config import HudiReadConfig as R
-from hudi_ray.core.config import int_option
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.expr import Filter, from_str_tuples
 from hudi_ray.core.storage import redact_text
-from hudi_ray.core.table import HudiQueryType, HudiReadOptions, ReadSpec
+from hudi_ray.core.table import HudiQueryType, HudiReadOptions, ReadSpec, checked_max_instants
 
 # Default rows per Arrow batch handed to Spark: large enough that the per-batch
 # cost (one cast, one IPC message to the JVM) disappears in the decode time.
 DEFAULT_BATCH_SIZE = 65_536
-# Estimated in-memory bytes per Spark partition, Spark's own file-scan default
-# (spark.sql.files.maxPartitionBytes).
-DEFAULT_PARTITION_BYTES = 128 << 20
-# Units (a slice, or a group of small slices) whose files a partition fetches
-# ahead of the one decoding, as read_hudi's reader tasks do.
-DEFAULT_PREFETCH_DEPTH = 16
+# Estimated in-memory bytes per Spark partition: the engines' one default.
+DEFAULT_PARTITION_BYTES = ENGINE_TUNABLES.spark_partition_bytes
 
 # Spark passes the DataFrameReader's load() argument as ``path``.
 KNOWN = frozenset(
@@ -184,11 +180,9 @@ def parse_options(options: Mapping[str, str]) -> SourceOptions:
         # single-node use, and num_partitions sets the count exactly.
         min_partitions=_count(opts, "min_partitions", os.cpu_count() or 1, 1, where),
         prefetch=spec.prefetch,
-        prefetch_depth=DEFAULT_PREFETCH_DEPTH if spec.prefetch_depth is None else spec.prefetch_depth,
+        prefetch_depth=spec.prefetch_depth,
         starting_offsets=opts.get("startingoffsets"),
-        max_instants_per_trigger=(
-            int_option(opts["maxinstantspertrigger"], "Option maxInstantsPerTrigger", minimum=1, where=where)
-            if "maxinstantspertrigger" in opts
-            else None
+        max_instants_per_trigger=checked_max_instants(
+            opts.get("maxinstantspertrigger"), "Option maxInstantsPerTrigger", strings=True
         ),
     )

@@ -23,10 +23,8 @@ Where each step runs (PySpark starts a Python worker for each):
 from __future__ import annotations
 
 import logging
-import math
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -34,13 +32,12 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStrea
 
 from hudi_ray.core.exceptions import HudiCoreError, HudiSchemaError
 from hudi_ray.core.expr import Filter, check_columns
-from hudi_ray.core.table import HudiReadOptions, HudiReadPlan, HudiTable, HudiTableBuilder
+from hudi_ray.core.table import HudiReadOptions, HudiReadPlan, HudiTable
 from hudi_ray.core.timeline import parse_timestamp
-from hudi_ray.core.util import split_balanced
-from hudi_ray.reader import ChunkRead, read_chunk
 from hudi_ray.spark4.options import SourceOptions, parse_options
+from hudi_ray.spark4.partitions import HudiInputPartition, build_table, read_partition, split_plan
 from hudi_ray.spark4.pushdown import split_filters
-from hudi_ray.spark_types import spark_arrow_schema, spark_batches, spark_schema
+from hudi_ray.spark_types import spark_arrow_schema, spark_schema
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql.types import StructType
@@ -50,15 +47,6 @@ log = logging.getLogger(__name__)
 FORMAT = "hudi_ray"
 # The module of the PySpark worker that asks readers for filters (Spark 4.1+).
 _PUSHDOWN_WORKER = "pyspark.sql.worker.data_source_pushdown_filters"
-
-
-def build_table(opts: SourceOptions) -> HudiTable:
-    return (
-        HudiTableBuilder.from_base_uri(opts.uri)
-        .with_hudi_options(opts.table_options)
-        .with_storage_options(opts.storage_options)
-        .build()
-    )
 
 
 def _pinned(opts: SourceOptions, table: HudiTable) -> HudiReadOptions:
@@ -79,19 +67,6 @@ def _pinned(opts: SourceOptions, table: HudiTable) -> HudiReadOptions:
     if opts.incremental:
         return read if read.end_timestamp() is not None else read.with_end_timestamp(latest.completed_at)
     return read if read.as_of_timestamp() is not None else read.with_as_of_timestamp(latest.timestamp)
-
-
-class HudiInputPartition(InputPartition):
-    """One Spark partition: the plan of its own file slices (a plan is picklable)."""
-
-    def __init__(self, index: int, plan: HudiReadPlan) -> None:
-        super().__init__(index)
-        self.index = index
-        self.plan = plan
-
-    def __repr__(self) -> str:
-        # Spark logs partitions; the plan's repr leaves out the URI and its credentials.
-        return f"HudiInputPartition(index={self.index}, slices={len(self.plan.slices)})"
 
 
 class HudiReader(DataSourceReader):
@@ -145,37 +120,6 @@ class HudiReader(DataSourceReader):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         return read_partition(partition, self._schema, self._columns, self._opts)
-
-
-def split_plan(plan: HudiReadPlan, opts: SourceOptions) -> list[InputPartition]:
-    """A plan's file slices split by estimated size into Spark partitions."""
-    if not plan.slices:
-        return []
-    sizes = [e.size_bytes for e in plan.estimate()]
-    count = opts.num_partitions
-    if count is None:
-        count = max(opts.min_partitions, math.ceil(sum(sizes) / opts.partition_bytes))
-    chunks = split_balanced(plan.slices, sizes, min(count, len(plan.slices)))
-    log.info("Reading %s: %d file slices in %d partitions", opts.shown_uri, len(plan.slices), len(chunks))
-    return [HudiInputPartition(i, replace(plan, slices=chunk)) for i, chunk in enumerate(chunks)]
-
-
-def read_partition(
-    partition: InputPartition, schema: StructType, columns: list[str], opts: SourceOptions
-) -> Iterator[pa.RecordBatch]:
-    """The rows of one partition's slices, as Arrow batches in Spark's types."""
-    if not isinstance(partition, HudiInputPartition):
-        # Spark reads a plan with no partitions as one partition of its own (no slices).
-        return
-    work = ChunkRead(
-        plan=partition.plan,
-        slices=partition.plan.slices,
-        columns=columns,
-        batch_size=opts.batch_size,
-        prefetch=opts.prefetch,
-        prefetch_depth=opts.prefetch_depth,
-    )
-    yield from spark_batches(read_chunk(work), schema)
 
 
 class HudiPushdownReader(HudiReader):

@@ -2,7 +2,7 @@
 
 An offset is a position on the table's timeline, ``{"completion_time": t}``:
 every commit that completed at or before ``t`` has been read. The ranges
-between offsets follow the core's rules (``hudi_ray.core.table.incremental``):
+between offsets follow the core's rules (``hudi_ray.core.incremental.ranges``):
 a range stops before the earliest pending write (a commit in flight is read
 once it completes, never skipped), and instants completing at the same time
 are never split between micro-batches, so the completion time alone orders
@@ -40,7 +40,7 @@ from hudi_ray.core.config import HudiReadConfig as R
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.table import HudiReadOptions, HudiTable, next_range, position, resolve_start
 from hudi_ray.spark4.options import SourceOptions
-from hudi_ray.spark4.source import build_table, read_partition, split_plan
+from hudi_ray.spark4.partitions import build_table, read_partition, split_plan
 
 try:
     from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow as _AvailableNow

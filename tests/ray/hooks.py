@@ -43,13 +43,13 @@ def job_runtime_env(hook: Callable[[], None], env_vars: dict[str, str]) -> dict[
 
 
 def _wrap_read_chunk(wrap: Callable[[ReadChunk], ReadChunk]) -> None:
-    import hudi_ray.datasource
+    import hudi_ray.ray_source
     import hudi_ray.reader
 
     wrapped = wrap(hudi_ray.reader.read_chunk)
     # The datasource imported the function by name: both names lead to the wrapper.
     hudi_ray.reader.read_chunk = wrapped
-    hudi_ray.datasource.read_chunk = wrapped
+    hudi_ray.ray_source.read_chunk = wrapped
 
 
 def trace_reads() -> None:

@@ -21,6 +21,7 @@ from hudi_ray import (
     HudiTableBuilder,
     HudiTableNotFoundError,
     HudiTimestampError,
+    ray_source,
 )
 from hudi_ray import datasource as datasource_module
 from hudi_ray.core.storage import PrefetchingStorage
@@ -156,8 +157,8 @@ def test_prefetch_fetches_only_what_the_read_decodes(table_path: TablePath) -> N
     table = HudiTableBuilder.from_base_uri(path).build()
     plan = table.plan(HudiReadOptions(projection=["txn_id", "amount"]))
     storage = PrefetchingStorage(plan.context.storage)
-    reader = plan.file_group_reader(storage)
-    prefetcher = SlicePrefetcher(storage, reader, plan.options, plan.commit_times)
+    reader = plan.slice_reader(storage)
+    prefetcher = SlicePrefetcher(storage, reader)
     batches = []
     for s in plan.slices:
         fetched = prefetcher.fetch([s]).result()
@@ -193,6 +194,7 @@ def test_reads_get_a_task_per_min_task_bytes_of_data(tmp_path: Path, monkeypatch
     # A third of the data per task (rounded up): three tasks, however many Ray asks for.
     tunables = dataclasses.replace(datasource_module.RAY_TUNABLES, min_task_bytes=-(-total // 3))
     monkeypatch.setattr(datasource_module, "RAY_TUNABLES", tunables)
+    monkeypatch.setattr(ray_source, "RAY_TUNABLES", tunables)
     tasks = source.get_read_tasks(40)
     assert len(tasks) == 3
     assert sum(t.num_rows for task in tasks for t in task()) == 600

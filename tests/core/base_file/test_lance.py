@@ -18,9 +18,9 @@ import hudi_ray
 from hudi_ray import HudiCorruptFileError, HudiFileGroupReader, HudiReadOptions, HudiUnsupportedError
 from hudi_ray.core.base_file import FooterCache, LanceReader, base_file_reader, is_parquet
 from hudi_ray.core.expr import from_str_tuples
+from hudi_ray.core.planning.explain import PlanExplain
+from hudi_ray.core.planning.pruning import FooterStatsPruner
 from hudi_ray.core.storage import Storage
-from hudi_ray.core.table.explain import PlanExplain
-from hudi_ray.core.table.pruning import FooterStatsPruner
 from tests.support import (
     TablePath,
     all_table_names,

@@ -28,6 +28,11 @@ LAYERS = [
     "merge",
     "hfile",
     "metadata",
+    "incremental",
+    "meta_client",
+    "query",
+    "planning",
+    "reading",
     "table",
 ]
 ENGINE = REPO / "hudi_ray"

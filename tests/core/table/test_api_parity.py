@@ -281,7 +281,7 @@ def test_column_stats_shape(table_path) -> None:
 
 def test_column_stats_are_worked_out_when_looked_at(table_path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Planning keeps each footer; bounds of every column come when a caller asks, once."""
-    from hudi_ray.core.table import slice_stats
+    from hudi_ray.core.planning import slice_stats
 
     worked: list[int] = []
     original = slice_stats.footer_bounds

@@ -1,4 +1,4 @@
-"""An incremental job's checkpoint file and lease (``hudi_ray.core.table.checkpoint``)
+"""An incremental job's checkpoint file and lease (``hudi_ray.core.incremental.checkpoint``)
 on local disk and on S3 (moto on loopback): written whole, one run at a time,
 moved only by the run holding the lease and only from where it started."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hudi_ray.core.exceptions import HudiCheckpointError, HudiConcurrentRunError
-from hudi_ray.core.table.checkpoint import CheckpointStore
+from hudi_ray.core.incremental.checkpoint import CheckpointStore
 
 
 def _stores(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> tuple[CheckpointStore, CheckpointStore]:

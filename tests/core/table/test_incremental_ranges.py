@@ -1,4 +1,4 @@
-"""The core's incremental range rules (``hudi_ray.core.table.incremental``):
+"""The core's incremental range rules (``hudi_ray.core.incremental.ranges``):
 ranges read every completed commit once, in the order they took effect, stop
 before a pending write, never split instants completing at the same time;
 a range whose history was archived or cleaned fails naming what is missing,
@@ -13,8 +13,8 @@ import pyarrow as pa
 import pytest
 
 from hudi_ray.core.exceptions import HudiConfigError, HudiHistoryError
+from hudi_ray.core.incremental.ranges import earliest_pending_write, effect_order, position
 from hudi_ray.core.table import HudiReadOptions, HudiTableBuilder, next_range, resolve_start
-from hudi_ray.core.table.incremental import earliest_pending_write, effect_order, position
 from hudi_ray.core.timeline import HudiInstant
 from hudi_ray.core.timeline.timestamps import START_OF_TIME
 from hudi_testkit.archive import delete_archive

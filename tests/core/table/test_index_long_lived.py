@@ -50,7 +50,7 @@ import hudi_ray
 from hudi_ray.core.exceptions import HudiTimelineError
 from hudi_ray.core.metadata import MetadataTable
 from hudi_ray.core.metadata.secondary_index import definitions
-from hudi_ray.core.table.record_index import suspect_files
+from hudi_ray.core.planning.record_index import suspect_files
 from hudi_testkit.archive import delete_archive
 from hudi_testkit.common import list_instants
 from hudi_testkit.longlived import (
@@ -431,7 +431,7 @@ def test_lookups_without_the_archive_do_not_prune(
     t = tables(UPDATE_ONLY, table_type)
     table = _table(without_archive(table_type))
     read = refused = 0
-    with caplog.at_level(logging.WARNING, logger="hudi_ray.core.table.record_index"):
+    with caplog.at_level(logging.WARNING, logger="hudi_ray.core.planning.record_index"):
         for column, value in [(None, None), *_lookups(t)]:
             filters = None if column is None else [(column, "=", value)]
             expected = t.expected if column is None else _expected(t, column, value)

@@ -12,7 +12,7 @@ import pytest
 
 from hudi_ray.core import HudiConfigError, HudiReadOptions, HudiTableBuilder
 from hudi_ray.core.config import HudiReadConfig as R
-from hudi_ray.core.table.explain import NoExplain, PlanExplain
+from hudi_ray.core.planning.explain import NoExplain, PlanExplain
 from hudi_ray.core.util import split_balanced, split_into_chunks
 from hudi_ray.core.util.pools import io_map
 from tests.support import row_set, to_table

@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiSchemaError
-from hudi_ray.core.table import HudiReadOptions, HudiTable, HudiTableBuilder, base_runs
+from hudi_ray.core.reading import base_runs
+from hudi_ray.core.table import HudiReadOptions, HudiTable, HudiTableBuilder
 from hudi_ray.core.util import group_small
 from tests.support import write_numbered_table
 

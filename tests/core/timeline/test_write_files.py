@@ -16,7 +16,7 @@ import fastavro
 import pytest
 
 import hudi_ray
-from hudi_ray.core.table.record_index import every_write
+from hudi_ray.core.planning.record_index import every_write
 from hudi_ray.core.timeline.timeline import validate_commit_metadata
 from hudi_ray.core.timeline.write_files import WriteFiles, extract
 from hudi_testkit.longlived import COPY_ON_WRITE, MERGE_ON_READ, LongLivedSpec, write_long_lived_table

@@ -1,10 +1,12 @@
 """``HudiReadPlan``: the core's contract with engines.
 
 An engine (the Ray layer, Spark, any other) plans a read once with
-``HudiTable.plan`` and ships the plan to its workers; a worker builds a
-reader with ``file_group_reader`` and reads its share of ``slices`` with
-``read_slice`` or ``read_slice_stream``. Every name used here is public, so
-engines need nothing else from the core.
+``HudiTable.plan`` and ships the plan to its workers; a worker reads its
+share of ``slices`` through ``read_units`` with ``read_slice``, ``read_slices``
+or ``read_slice_stream``. ``HudiTable.read`` and ``read_stream`` are the same
+plan read here (``batches``, ``stream``): one driver, the output shape chosen
+at the edge. Every name used here is public, so engines need nothing else
+from the core.
 """
 
 from __future__ import annotations
@@ -16,14 +18,18 @@ from typing import TypeVar
 import pyarrow as pa
 
 from hudi_ray.core.base_file import ParquetReader, is_parquet
+from hudi_ray.core.config.tunables import ReadTunables
 from hudi_ray.core.file_group import HudiFileSlice, Visibility
+from hudi_ray.core.meta_client import TableContext
+from hudi_ray.core.planning import Estimator, SliceEstimate
+from hudi_ray.core.query import DEFAULT_BATCH_SIZE, HudiQueryType, HudiReadOptions, ReadSelection
+from hudi_ray.core.reading.base_runs import one_batch
+from hudi_ray.core.reading.files import SliceFiles
+from hudi_ray.core.reading.prefetch import pipeline_reader, read_pipelined
+from hudi_ray.core.reading.slice_reader import SliceReader, merges
+from hudi_ray.core.reading.stream import HudiRecordBatchStream
 from hudi_ray.core.storage import StorageLike
-from hudi_ray.core.table.context import TableContext
-from hudi_ray.core.table.estimate import Estimator, SliceEstimate
-from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
-from hudi_ray.core.table.prefetch import pipeline_reader, read_pipelined
-from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
-from hudi_ray.core.table.selection import ReadSelection
+from hudi_ray.core.util.collection import SMALL_GROUP_BYTES, group_small
 
 R = TypeVar("R")
 
@@ -56,15 +62,16 @@ class HudiReadPlan:
     # snapshot at its end instead (``hoodie.datasource.read.incr.fallback.fulltablescan.enable``): why.
     fallback: str | None = None
 
-    def file_group_reader(self, storage: StorageLike | None = None) -> HudiFileGroupReader:
-        """A reader bound to the planned table state; ``storage`` replaces how
-        files are fetched (for example a prefetching storage)."""
-        return HudiFileGroupReader.from_context(self.base_uri, self.context.with_storage(storage))
+    def slice_reader(self, storage: StorageLike | None = None) -> SliceReader:
+        """The reader of this plan's slices, bound to the planned table state;
+        ``storage`` replaces how files are fetched (a prefetching storage)."""
+        files = SliceFiles(self.context.with_storage(storage))
+        return SliceReader(files, self.options, self.commit_times, visibility=self.visibility)
 
     def read_units(
         self,
         units: Sequence[Sequence[HudiFileSlice]],
-        read: Callable[[HudiFileGroupReader, Sequence[HudiFileSlice]], R],
+        read: Callable[[SliceReader, Sequence[HudiFileSlice]], R],
         *,
         threads: int = 1,
         window: int = 2,
@@ -76,12 +83,13 @@ class HudiReadPlan:
         (unless not ``prefetch``) the files of up to ``max_ahead`` units (None:
         as many as the bytes-in-flight cap allows) are fetched ahead, many
         requests in flight, while ``threads`` threads decode up to ``window``
-        units ahead of the consumer."""
+        units ahead of the consumer. Every reader of many slices comes here:
+        ``batches`` and ``stream`` below, and engines' reader tasks."""
         storage = self.context.storage
         if prefetch:
-            reader, prefetcher = pipeline_reader(storage, self.file_group_reader, self.options, self.commit_times)
+            reader, prefetcher = pipeline_reader(storage, self.slice_reader)
         else:
-            reader, prefetcher = self.file_group_reader(), None
+            reader, prefetcher = self.slice_reader(), None
         return read_pipelined(
             units,
             lambda unit: read(reader, unit),
@@ -92,44 +100,55 @@ class HudiReadPlan:
             max_ahead=max_ahead,
         )
 
-    def read_slice(self, reader: HudiFileGroupReader, file_slice: HudiFileSlice) -> pa.RecordBatch:
+    def read_slice(self, reader: SliceReader, file_slice: HudiFileSlice) -> pa.RecordBatch:
         """One slice, exactly as ``HudiTable.read`` returns it (possibly empty)."""
-        return reader.read_file_slice(
-            file_slice, self.options, commit_times=self.commit_times, visibility=self.visibility
-        )
+        return one_batch(reader.rows(file_slice))
 
-    def read_slices(self, reader: HudiFileGroupReader, file_slices: Sequence[HudiFileSlice]) -> list[pa.RecordBatch]:
+    def read_slices(self, reader: SliceReader, file_slices: Sequence[HudiFileSlice]) -> list[pa.RecordBatch]:
         """The rows of ``read_slice`` of each slice, in order, in batches that
         need not follow slices: small base-only slices are finished together
-        and come as one batch (``HudiFileGroupReader.read_file_slices`` with
-        ``coalesce``), so a worker reads many small slices for less than one
-        call each and builds blocks of few chunks."""
-        return reader.read_file_slices(
-            file_slices,
-            self.options,
-            commit_times=self.commit_times,
-            visibility=self.visibility,
-            contiguous=False,
-            coalesce=True,
-        )
+        and come as one batch (``SliceReader.batches`` with ``coalesce``), so a
+        worker reads many small slices for less than one call each and builds
+        blocks of few chunks."""
+        return reader.batches(file_slices, contiguous=False, coalesce=True)
 
     def read_slice_stream(
-        self, reader: HudiFileGroupReader, file_slice: HudiFileSlice, batch_size: int
+        self, reader: SliceReader, file_slice: HudiFileSlice, batch_size: int
     ) -> Iterator[pa.RecordBatch]:
-        """The rows of ``read_slice`` in batches of at most ``batch_size`` rows.
+        """The rows of ``read_slice`` in batches of at most ``batch_size`` rows:
+        a base file alone streams piece by piece, a merged slice is held whole."""
+        return reader.stream(file_slice, batch_size)
 
-        Snapshot reads of slices without logs stream from the base file;
-        merging and incremental reads hold one slice in memory.
-        """
-        if self.query_type is HudiQueryType.Snapshot:
-            yield from reader.read_file_slice_stream(
-                file_slice, self.options.with_batch_size(batch_size), visibility=self.visibility
-            )
-            return
-        batch = self.read_slice(reader, file_slice)
-        for offset in range(0, batch.num_rows, batch_size):
-            # An explicit length: a column-less batch takes any slice length as given.
-            yield batch.slice(offset, min(batch_size, batch.num_rows - offset))
+    # -- the output shapes of a read here ---------------------------------------------
+
+    def batches(self) -> list[pa.RecordBatch]:
+        """Every slice's rows (``HudiTable.read``): small slices in groups that are
+        finished together, a large one alone so that large slices still read in
+        parallel; a merged slice may come as more than one batch."""
+        tunables = ReadTunables.from_options(self.options.hudi_options)
+        groups = group_small(self.slices, [s.total_size_bytes() for s in self.slices], SMALL_GROUP_BYTES)
+        done = self.read_units(
+            groups,
+            lambda reader, group: reader.batches(group, contiguous=False),
+            threads=tunables.slice_read_concurrency,
+            # Every result is kept: several units per thread keep a long one from idling the others.
+            window=4 * tunables.slice_read_concurrency,
+        )
+        return [b for group in done for b in group if b.num_rows]
+
+    def stream(self) -> HudiRecordBatchStream:
+        """Every slice's rows as a stream (``HudiTable.read_stream``) in batches of
+        the options' batch size; memory holds the slices decoded ahead, plus the
+        bytes fetched ahead on an object store."""
+        tunables = ReadTunables.from_options(self.options.hudi_options)
+        batch_size = self.options.batch_size() or DEFAULT_BATCH_SIZE
+        done = self.read_units(
+            [[s] for s in self.slices],
+            lambda reader, unit: list(reader.stream(unit[0], batch_size)),
+            threads=tunables.slice_read_concurrency,
+            window=min(tunables.stream_read_ahead, tunables.slice_read_concurrency) + 1,
+        )
+        return HudiRecordBatchStream(b for group in done for b in group)
 
     # -- for engines that scan base files with a reader of their own ----------------
 
@@ -137,9 +156,7 @@ class HudiReadPlan:
         """Whether a slice's rows are its base file's rows under ``base_selection``
         (a base file, and no log files or a read-optimized query): an engine may
         read that file itself."""
-        if not file_slice.base_file_name:
-            return False
-        return not file_slice.log_file_names or self.options.use_read_optimized()
+        return bool(file_slice.base_file_name) and not merges(file_slice, self.options.use_read_optimized())
 
     @property
     def fills_partition_columns(self) -> bool:
@@ -152,7 +169,7 @@ class HudiReadPlan:
         """What a read of a base-only slice selects: columns decoded (``read_schema``),
         the row mask's parts (``filters``, ``commit_times``, ``commit_range``) and the
         columns returned (``output``), in the table schema."""
-        return self.file_group_reader().base_selection(self.options, self.commit_times)
+        return self.slice_reader().base_selection()
 
     def base_file_schemas(self, file_slices: Sequence[HudiFileSlice]) -> list[pa.Schema | None]:
         """The Arrow schema of each slice's base file as its footer gives it, with the

@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 import pyarrow as pa
 
 from hudi_ray.core.exceptions import HudiSchemaError
+from hudi_ray.core.query.selection import ReadSelection
 from hudi_ray.core.schema import conform_table
-from hudi_ray.core.table.selection import ReadSelection
 from hudi_ray.core.util.arrow_pool import reader_pool
 
 # Rows of a run; a larger file goes alone (joining would only copy it).

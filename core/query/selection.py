@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from hudi_ray.core.base_file import base_file_instant
 from hudi_ray.core.expr import Filter, check_columns, filters_to_expression
-from hudi_ray.core.table.read_options import HudiReadOptions
+from hudi_ray.core.query.read_options import HudiReadOptions
 
 COMMIT_TIME = "_hoodie_commit_time"
 

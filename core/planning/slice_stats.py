@@ -15,9 +15,9 @@ from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.file_group.file_slice import ColumnStatsDict
-from hudi_ray.core.table.context import TableContext
-from hudi_ray.core.table.read_options import HudiQueryType
-from hudi_ray.core.table.request import ReadRequest
+from hudi_ray.core.meta_client.context import TableContext
+from hudi_ray.core.query.read_options import HudiQueryType
+from hudi_ray.core.query.request import ReadRequest
 from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)

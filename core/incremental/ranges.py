@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from hudi_ray.core.config import HudiReadConfig as R
+from hudi_ray.core.config import int_option
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.log_file import parse_log_file_name
@@ -97,12 +98,16 @@ def earliest_pending_write(timeline: HudiTimeline) -> HudiInstant | None:
     return min(pending, key=lambda i: position(i.timestamp), default=None)
 
 
+def checked_max_instants(value: object, name: str = "max_instants", strings: bool = False) -> int | None:
+    """A cap on instants per range: None, or an integer of at least 1 (``HudiConfigError`` naming ``name``)."""
+    return None if value is None else int_option(value, name, minimum=1, strings=strings)
+
+
 def next_range(timeline: HudiTimeline, start: str | None = None, max_instants: int | None = None) -> IncrementalRange:
     """The next range to read after position ``start`` (None: the beginning),
     of at most ``max_instants`` instants unless more completed at the same
     time as the last one (None: every instant available)."""
-    if max_instants is not None and max_instants < 1:
-        raise HudiConfigError(f"The cap on instants per range must be at least 1, got {max_instants}")
+    max_instants = checked_max_instants(max_instants)
     after = position(start) if start else START_OF_TIME
     waiting_on = earliest_pending_write(timeline)
     limit = position(waiting_on.timestamp) if waiting_on is not None else None

@@ -8,9 +8,26 @@ from hudi_ray.core.config import HudiReadConfig as R
 from hudi_ray.core.config.tunables import ReadTunables
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.expr import Filter
-from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
+from hudi_ray.core.query.read_options import HudiQueryType, HudiReadOptions
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.timeline.timestamps import START_OF_TIME, parse_timestamp
+
+
+@dataclass(frozen=True)
+class CommitRange:
+    """Commit times whose rows a read returns: after ``start``, up to ``end``
+    (resolved instant times; None: unbounded)."""
+
+    start: str | None = None
+    end: str | None = None
+
+    @classmethod
+    def parse(cls, start: str | None, end: str | None, timezone: str) -> CommitRange:
+        """A range from a caller's timestamps (any format Hudi takes)."""
+        return cls(
+            parse_timestamp(start, timezone, option="start timestamp") if start else None,
+            parse_timestamp(end, timezone, option="end timestamp") if end else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -70,12 +87,9 @@ class ReadRequest:
     def read_optimized(self) -> bool:
         return self.options.use_read_optimized()
 
-    def reader_defaults(self) -> dict[str, str]:
-        """The read's configs for a file group reader built from it, with the
-        resolved timestamp range a reader applies to every slice it reads."""
-        hudi = dict(self.options.hudi_options)
+    @property
+    def commit_range(self) -> CommitRange:
+        """The range a file group reader built for this read applies to every slice."""
         if self.query_type is HudiQueryType.Incremental:
-            hudi[R.START_TIMESTAMP.value] = self.start or START_OF_TIME
-        if self.end:
-            hudi[R.END_TIMESTAMP.value] = self.end
-        return hudi
+            return CommitRange(self.start or START_OF_TIME, self.end)
+        return CommitRange(None, self.end)

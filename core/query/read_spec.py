@@ -11,19 +11,40 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
+from hudi_ray.core.config import ENGINE_TUNABLES, ReadTunables, int_option, is_read_config, warn_unknown_keys
 from hudi_ray.core.config import HudiReadConfig as R
-from hudi_ray.core.config import ReadTunables, int_option, is_read_config, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.expr import Filter, from_str_tuples
+from hudi_ray.core.query.read_options import HudiQueryType, HudiReadOptions
 from hudi_ray.core.storage import normalize_base_uri, redact_text
-from hudi_ray.core.table.read_options import HudiQueryType, HudiReadOptions
 
 # The incremental range's keys as hudi-rs 0.2 named them, which ray.data.read_hudi documents.
 LEGACY_READ_KEYS = {
     "hoodie.read.file_group.start_timestamp": R.START_TIMESTAMP.value,
     "hoodie.read.file_group.end_timestamp": R.END_TIMESTAMP.value,
 }
+
+
+class ReadArgs(TypedDict, total=False):
+    """The read arguments every engine's entry point takes by keyword
+    (``read_hudi``, ``read_hudi_spark``, ``hudi_datasource``), named once here;
+    ``ReadSpec.of`` documents and checks them."""
+
+    query_type: str
+    filters: Sequence[Sequence[str]] | None
+    hudi_options: Mapping[str, str] | None
+    columns: Sequence[str] | None
+    as_of_timestamp: str | None
+    start_timestamp: str | None
+    end_timestamp: str | None
+    batch_size: int | None
+    prefetch: bool | None
+    prefetch_depth: int  # units a reader task fetches ahead: the argument, else ENGINE_TUNABLES's
+
+
+READ_ARGS = frozenset(ReadArgs.__annotations__)
 
 
 @dataclass(frozen=True)
@@ -43,7 +64,7 @@ class ReadSpec:
     columns: list[str] | None
     batch_size: int | None  # rows per batch: the argument, else hoodie.read.stream.batch_size
     prefetch: bool  # fetch upcoming slices' files while decoding
-    prefetch_depth: int | None
+    prefetch_depth: int  # units a reader task fetches ahead: the argument, else ENGINE_TUNABLES's
     num_partitions: int | None  # pieces of work: the argument, else hoodie.read.input.partitions
 
     @property
@@ -54,6 +75,25 @@ class ReadSpec:
     def where(self) -> str:
         """The end of a message about this read."""
         return f" (reading {self.shown_uri})"
+
+    @classmethod
+    def of_args(
+        cls,
+        uri: str,
+        args: Mapping[str, Any],
+        caller: str,
+        *,
+        num_partitions: object = None,
+        names: Mapping[str, str] | None = None,
+    ) -> ReadSpec:
+        """``of`` with an entry point's ``ReadArgs``; a key that is not one is
+        named as an argument ``caller`` does not take."""
+        unknown = sorted(set(args) - READ_ARGS)
+        if unknown:
+            raise HudiConfigError(
+                f"{', '.join(unknown)}: not an argument of {caller} (reading {redact_text(str(uri))})"
+            )
+        return cls.of(uri, num_partitions=num_partitions, names=names, **args)
 
     @classmethod
     def of(
@@ -92,7 +132,7 @@ class ReadSpec:
         if columns is not None and (isinstance(columns, (str, bytes)) or not all(isinstance(c, str) for c in columns)):
             # A bare string would be read as a list of one-letter columns.
             raise HudiConfigError(f"{name('columns')} must be a list of column names, got {columns!r}{where}")
-        depth = None
+        depth = ENGINE_TUNABLES.prefetch_depth
         if prefetch_depth is not None:
             depth = int_option(prefetch_depth, name("prefetch_depth"), minimum=0, strings=strings, where=where)
         hudi = {str(k): str(v) for k, v in (hudi_options or {}).items()}

@@ -23,19 +23,16 @@ import concurrent.futures
 import logging
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import pyarrow as pa
 
 from hudi_ray.core.base_file import is_parquet
 from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.reading.slice_reader import SliceReader
 from hudi_ray.core.storage import FetchedFiles, FetchedParquet, PrefetchingStorage, StorageLike, fetch_parquet
-from hudi_ray.core.table.read_options import HudiReadOptions
 from hudi_ray.core.util.pools import pipeline_workers
-
-if TYPE_CHECKING:
-    from hudi_ray.core.table.file_group_reader import HudiFileGroupReader
 
 log = logging.getLogger(__name__)
 
@@ -46,22 +43,13 @@ Unit = Sequence[HudiFileSlice]
 class SlicePrefetcher:
     """Fetches the files of file slices for ``reader``, which reads through ``storage``.
 
-    ``reader`` must read through ``storage`` (``plan.file_group_reader(storage)``);
+    ``reader`` must read through ``storage`` (``plan.slice_reader(storage)``);
     fetches go to the storage ``storage`` wraps, on its I/O loop.
     """
 
-    def __init__(
-        self,
-        storage: PrefetchingStorage,
-        reader: HudiFileGroupReader,
-        options: HudiReadOptions,
-        commit_times: frozenset[str] | None,
-    ) -> None:
+    def __init__(self, storage: PrefetchingStorage, reader: SliceReader) -> None:
         self._storage = storage
         self._reader = reader
-        self._options = options
-        self._commit_times = commit_times
-        self._read_optimized = options.use_read_optimized()
 
     def fetch(self, unit: Unit) -> concurrent.futures.Future[FetchedFiles | None]:
         """Start fetching the unit's files; the future holds None when fetching failed."""
@@ -71,7 +59,7 @@ class SlicePrefetcher:
         """Serve ``fetched``: its bytes from the storage, its footers from the reader's cache."""
         self._storage.install(fetched)
         if fetched is not None:
-            footers = self._reader.context.footers
+            footers = self._reader.files.context.footers
             for rel, parquet in fetched.parquet.items():
                 # The footer is parsed already: the Parquet reader must not fetch it again.
                 footers.put(rel, parquet.metadata)
@@ -83,7 +71,7 @@ class SlicePrefetcher:
     async def _fetch(self, unit: Unit) -> FetchedFiles | None:
         try:
             inner = self._storage.inner
-            logs = [] if self._read_optimized else [rel for s in unit for rel in s.log_files_relative_paths()]
+            logs = [rel for s in unit if self._reader.merges(s) for rel in s.log_files_relative_paths()]
             bases = [(s, s.base_file_relative_path()) for s in unit]
             bases = [(s, rel) for s, rel in bases if rel and is_parquet(rel)]
             parquet_jobs = [fetch_parquet(inner, rel, int(s.base_file_size), self._columns(s, rel)) for s, rel in bases]
@@ -99,26 +87,22 @@ class SlicePrefetcher:
 
     def _columns(self, s: HudiFileSlice, rel: str) -> set[str] | None:
         """Top-level columns the file group reader will decode from this base file."""
-        merging = s.has_log_files() and not self._read_optimized
         try:
-            return set(self._reader.decoded_columns(self._options, rel, self._commit_times, merging))
+            return set(self._reader.decoded_columns(s))
         except HudiCoreError:
             return None  # the read will report it; fetch every column meanwhile
 
 
 def pipeline_reader(
-    storage: StorageLike,
-    make_reader: Callable[[StorageLike | None], HudiFileGroupReader],
-    options: HudiReadOptions,
-    commit_times: frozenset[str] | None,
-) -> tuple[HudiFileGroupReader, SlicePrefetcher | None]:
+    storage: StorageLike, make_reader: Callable[[StorageLike | None], SliceReader]
+) -> tuple[SliceReader, SlicePrefetcher | None]:
     """A reader for ``read_pipelined`` (``make_reader(storage)``, None for the
     table's own) and, on an object store, the prefetcher that feeds it."""
     if storage.is_local:
         return make_reader(None), None
     wrapped = PrefetchingStorage(storage)
     reader = make_reader(wrapped)
-    return reader, SlicePrefetcher(wrapped, reader, options, commit_times)
+    return reader, SlicePrefetcher(wrapped, reader)
 
 
 def unit_bytes(unit: Unit) -> int:

@@ -22,13 +22,13 @@ from hudi_ray.core.config import PlanningTunables
 from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiHistoryError, HudiSchemaError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
+from hudi_ray.core.incremental.ranges import archive_gone, cleaned_gap, fallback_enabled, with_history
+from hudi_ray.core.meta_client.context import TableContext
 from hudi_ray.core.metadata import BLOOM_FILTERS, RECORD_INDEX, SECONDARY_INDEX_PREFIX, MetadataTable
 from hudi_ray.core.metadata.secondary_index import INDEX_DEFS_KEY
 from hudi_ray.core.partition import Partitioner
-from hudi_ray.core.table.context import TableContext
-from hudi_ray.core.table.explain import PlanExplain
-from hudi_ray.core.table.incremental import archive_gone, cleaned_gap, fallback_enabled, with_history
-from hudi_ray.core.table.pruning import (
+from hudi_ray.core.planning.explain import PlanExplain
+from hudi_ray.core.planning.pruning import (
     BloomFilterPruner,
     ColumnStatsPruner,
     FooterStatsPruner,
@@ -38,10 +38,10 @@ from hudi_ray.core.table.pruning import (
     RecordIndexPruner,
     SecondaryIndexPruner,
 )
-from hudi_ray.core.table.read_options import HudiQueryType
-from hudi_ray.core.table.record_index import RecordIndexGuard
-from hudi_ray.core.table.request import ReadRequest
-from hudi_ray.core.table.secondary_index import SecondaryIndexes
+from hudi_ray.core.planning.record_index import RecordIndexGuard
+from hudi_ray.core.planning.secondary_index import SecondaryIndexes
+from hudi_ray.core.query.read_options import HudiQueryType
+from hudi_ray.core.query.request import ReadRequest
 from hudi_ray.core.timeline.timestamps import START_OF_TIME
 
 log = logging.getLogger(__name__)

@@ -32,8 +32,8 @@ from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.metadata import RECORD_INDEX, MetadataTable, SecondaryIndexDefinition
 from hudi_ray.core.metadata.secondary_index import definitions, stored_value
+from hudi_ray.core.planning.record_index import KeyLookup, RecordIndexGuard
 from hudi_ray.core.storage import Storage
-from hudi_ray.core.table.record_index import KeyLookup, RecordIndexGuard
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.util.locks import FreshLock
 

@@ -33,8 +33,8 @@ from hudi_ray.core.storage import Storage
 from hudi_ray.core.timeline import HudiTimeline
 
 if TYPE_CHECKING:
+    from hudi_ray.core.meta_client.context import TableContext
     from hudi_ray.core.metadata import MetadataTable
-    from hudi_ray.core.table.context import TableContext
 from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)

@@ -45,10 +45,10 @@ from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.log_file.keys import data_block_keys
 from hudi_ray.core.metadata import BLOOM_FILTERS, COLUMN_STATS, MetadataTable
 from hudi_ray.core.partition import Partitioner
+from hudi_ray.core.planning.explain import PlanExplain
+from hudi_ray.core.planning.record_index import RecordIndexGuard, key_lookup
+from hudi_ray.core.planning.secondary_index import SecondaryIndexes, SecondaryIndexVerdict
 from hudi_ray.core.storage import Storage
-from hudi_ray.core.table.explain import PlanExplain
-from hudi_ray.core.table.record_index import RecordIndexGuard, key_lookup
-from hudi_ray.core.table.secondary_index import SecondaryIndexes, SecondaryIndexVerdict
 from hudi_ray.core.util.pools import io_map
 
 log = logging.getLogger(__name__)
