@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiUnsupportedError
+from hudi_ray.core.hfile.encoding import hadoop_vlong, inflate, next_cell, protobuf_fields, row_of_key, varint
 from hudi_ray.core.util.pools import cpu_map
 
 TRAILER_SIZE = 4096
@@ -36,137 +37,6 @@ _CACHED_BLOCKS = 64
 _AHEAD_BLOCKS = 32
 # HBase's index grows a level per ~128x more blocks; 64 levels is beyond any real file.
 _MAX_INDEX_LEVELS = 64
-
-
-def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
-    """Protobuf base-128 varint."""
-    result = shift = 0
-    while True:
-        if pos >= len(buf):
-            raise ValueError("truncated varint")
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
-        if shift > 70:
-            raise ValueError("varint too long")
-
-
-def _hadoop_vlong(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
-    """Hadoop WritableUtils variable-length long."""
-    first = struct.unpack_from(">b", buf, pos)[0]
-    pos += 1
-    if first >= -112:
-        return first, pos
-    negative = first < -120
-    size = (-119 - first) if negative else (-111 - first)
-    value = 0
-    for _ in range(size - 1):
-        value = (value << 8) | buf[pos]
-        pos += 1
-    return (~value if negative else value), pos
-
-
-def _protobuf_fields(buf: bytes | memoryview) -> dict[int, list[int | bytes]]:
-    out: dict[int, list[int | bytes]] = {}
-    pos = 0
-    while pos < len(buf):
-        tag, pos = _varint(buf, pos)
-        number, wire = tag >> 3, tag & 7
-        if wire == 0:
-            value, pos = _varint(buf, pos)
-            out.setdefault(number, []).append(value)
-        elif wire == 2:
-            length, pos = _varint(buf, pos)
-            out.setdefault(number, []).append(bytes(buf[pos : pos + length]))
-            pos += length
-        elif wire == 1:
-            out.setdefault(number, []).append(struct.unpack_from("<q", buf, pos)[0])
-            pos += 8
-        elif wire == 5:
-            out.setdefault(number, []).append(struct.unpack_from("<i", buf, pos)[0])
-            pos += 4
-        else:
-            raise ValueError(f"unsupported protobuf wire type {wire}")
-    return out
-
-
-def _row_of_key(key: bytes) -> bytes:
-    """The row of an index key: full KeyValue keys and bare ``short len | row`` alike."""
-    if len(key) < 2:
-        return key
-    (n,) = struct.unpack_from(">H", key, 0)
-    return key[2 : 2 + n]
-
-
-# A cell: key length, value length, then the key, whose first field is the row's length.
-_CELL_HEAD = struct.Struct(">iiH")
-_CELL_LENGTHS = struct.Struct(">ii")
-
-
-def _next_cell(
-    payload: bytes, pos: int, target: bytes, where: str, block_offset: int
-) -> tuple[int, bytes, bytes, int] | None:
-    """The first cell at or after byte ``pos`` of a data block's payload whose row is at
-    least ``target``: (its position, row, value, the position after it); None past the
-    block's last cell. The one place cells are parsed, for scans and lookups alike."""
-    n = len(payload)
-    head = _CELL_HEAD.unpack_from
-    while pos < n:
-        if pos + 10 <= n:
-            key_len, value_len, row_len = head(payload, pos)
-        else:
-            key_len, value_len = _CELL_LENGTHS.unpack_from(payload, pos)
-            row_len = 0
-        end = pos + 8 + key_len + value_len
-        # A negative length would move the cursor backwards and loop forever.
-        if key_len < 2 or value_len < 0 or end > n:
-            raise HudiCorruptFileError(
-                f"HFile {where}: cell at byte {pos} of the data block at offset {block_offset} "
-                f"has key length {key_len} and value length {value_len}, outside its {n}-byte block"
-            )
-        row = payload[pos + 10 : pos + 10 + row_len]
-        # The MVCC timestamp (always present in Hudi files) is a Hadoop vlong: one
-        # byte unless its first byte, read signed, is below -112.
-        first = payload[end]
-        after = end + 1 if first < 0x80 or first >= 0x90 else _hadoop_vlong(payload, end)[1]
-        if row >= target:
-            return pos, row, payload[end - value_len : end], after
-        pos = after
-    return None
-
-
-# Deflate cannot expand data by more than about 1032:1, so a block header
-# declaring more than this per compressed byte is lying.
-_MAX_INFLATE_RATIO = 1032
-
-
-def _inflate(payload: bytes, declared: int, where: str, offset: int) -> bytes:
-    """Gunzip a block payload, never producing more than the header's declared size.
-
-    A corrupt or hostile block may inflate to gigabytes; stopping at the
-    declared size bounds memory by what the file claims, which itself is
-    bounded by the deflate ratio of the bytes on disk.
-    """
-    if declared < 0 or declared > len(payload) * _MAX_INFLATE_RATIO + 64:
-        raise HudiCorruptFileError(
-            f"HFile {where}: block at offset {offset} declares {declared} uncompressed bytes "
-            f"for {len(payload)} compressed bytes"
-        )
-    inflater = zlib.decompressobj(31)
-    out = inflater.decompress(payload, declared + 1)
-    if not inflater.eof and len(out) <= declared and inflater.unconsumed_tail:
-        # Output may stop exactly at the limit before the gzip trailer is read.
-        out += inflater.decompress(inflater.unconsumed_tail, 1)
-    if len(out) > declared:
-        raise HudiCorruptFileError(
-            f"HFile {where}: block at offset {offset} inflates past its declared {declared} bytes"
-        )
-    if not inflater.eof:
-        raise HudiCorruptFileError(f"HFile {where}: gzip data of the block at offset {offset} is truncated")
-    return out
 
 
 @dataclass(frozen=True)
@@ -262,8 +132,8 @@ class HFileReader:
         major, minor = version & 0x00FFFFFF, version >> 24
         if major != 3:
             raise HudiUnsupportedError(f"HFile major version {major} in {self.where}; only version 3 is supported")
-        length, pos = _varint(t, 8)
-        f = _protobuf_fields(t[pos : pos + length])
+        length, pos = varint(t, 8)
+        f = protobuf_fields(t[pos : pos + length])
 
         def get(n: int, default: int = 0) -> int:
             v = f.get(n, [default])[-1]
@@ -320,7 +190,7 @@ class HFileReader:
             raw = self._raw(offset, data_with_header)
         payload = raw[HEADER_SIZE:data_with_header]
         if self.trailer.codec == _CODEC_GZ:
-            payload = _inflate(payload, uncompressed, self.where, offset)
+            payload = inflate(payload, uncompressed, self.where, offset)
         if len(payload) != uncompressed:
             raise HudiCorruptFileError(f"HFile {self.where}: block at {offset} decodes to the wrong size")
         return payload, end
@@ -332,11 +202,11 @@ class HFileReader:
             offset, size = struct.unpack_from(">qi", payload, pos)
             pos += 12
             start = pos
-            key_len, pos = _hadoop_vlong(payload, pos)
+            key_len, pos = hadoop_vlong(payload, pos)
             if (key_len < 0 or pos + key_len > len(payload)) and self.trailer.minor == 0:
                 # Early native writers wrote this length as a protobuf varint.
-                key_len, pos = _varint(payload, start)
-            out.append(BlockRef(offset, size, _row_of_key(payload[pos : pos + key_len])))
+                key_len, pos = varint(payload, start)
+            out.append(BlockRef(offset, size, row_of_key(payload[pos : pos + key_len])))
             pos += key_len
         return out
 
@@ -361,17 +231,17 @@ class HFileReader:
             if offsets[i] < 0 or start + 12 > end or end > len(payload):
                 raise corrupt(f"entry {i} spans bytes {start} to {end}, outside its {len(payload)}-byte block")
             offset, size = struct.unpack_from(">qi", payload, start)
-            out.append(BlockRef(offset, size, _row_of_key(payload[start + 12 : end])))
+            out.append(BlockRef(offset, size, row_of_key(payload[start + 12 : end])))
         return out
 
     @staticmethod
     def _file_info(payload: bytes) -> dict[bytes, bytes]:
         if payload[:4] != b"PBUF":
             raise ValueError("file info block lacks its PBUF marker")
-        length, pos = _varint(payload, 4)
+        length, pos = varint(payload, 4)
         info: dict[bytes, bytes] = {}
-        for entry in _protobuf_fields(payload[pos : pos + length]).get(1, []):
-            pair = _protobuf_fields(entry)  # type: ignore[arg-type]
+        for entry in protobuf_fields(payload[pos : pos + length]).get(1, []):
+            pair = protobuf_fields(entry)  # type: ignore[arg-type]
             key = pair.get(1, [b""])[0]
             value = pair.get(2, [b""])[0]
             info[key] = value  # type: ignore[index,assignment]
@@ -484,7 +354,7 @@ class HFileReader:
     def _cells(self, ref: BlockRef) -> Iterator[tuple[bytes, bytes]]:
         payload = self._data_block(ref)
         pos = 0
-        while (cell := _next_cell(payload, pos, b"", self.where, ref.offset)) is not None:
+        while (cell := next_cell(payload, pos, b"", self.where, ref.offset)) is not None:
             _, row, value, pos = cell
             yield row, value
 
@@ -601,7 +471,7 @@ class _Cursor:
 
     def _first_from(self, pos: int, target: bytes) -> tuple[bytes, bytes] | None:
         while self._ref is not None:
-            cell = _next_cell(self._payload, pos, target, self._reader.where, self._ref.offset)
+            cell = next_cell(self._payload, pos, target, self._reader.where, self._ref.offset)
             if cell is not None:
                 self._pos, row, value, self._after = cell
                 return row, value

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hudi_ray.core.hfile import HFileReader
-from hudi_ray.core.hfile.reader import _hadoop_vlong
+from hudi_ray.core.hfile.encoding import hadoop_vlong as read_hadoop_vlong
 from hudi_testkit.hfile_writer import (
     BYTES_PER_CHECKSUM,
     CODEC_GZ,
@@ -199,7 +199,7 @@ def test_rows_must_increase() -> None:
 @given(st.integers(min_value=-(1 << 63), max_value=(1 << 63) - 1))
 def test_hadoop_vlong_round_trips(value: int) -> None:
     encoded = hadoop_vlong(value)
-    assert _hadoop_vlong(encoded, 0) == (value, len(encoded))
+    assert read_hadoop_vlong(encoded, 0) == (value, len(encoded))
 
 
 def test_index_key_lengths_past_126_bytes_use_hadoop_vlongs() -> None:

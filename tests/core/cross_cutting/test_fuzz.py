@@ -52,8 +52,9 @@ from hudi_ray.core.merge import resolve_merge_config
 from hudi_ray.core.metadata.records import decode_record
 from hudi_ray.core.schema.avro import avro_to_arrow_schema
 from hudi_ray.core.storage import Storage
+from hudi_ray.core.timeline.commit_validation import validate_commit_metadata
 from hudi_ray.core.timeline.instant import HudiInstant
-from hudi_ray.core.timeline.timeline import decode_instant_metadata, validate_commit_metadata
+from hudi_ray.core.timeline.timeline import decode_instant_metadata
 from hudi_ray.core.timeline.timestamps import parse_timestamp, timeline_to_datetime
 from hudi_testkit import archive_instants, archive_layout
 from hudi_testkit.archive import MERGE_PLAN_SCHEMA

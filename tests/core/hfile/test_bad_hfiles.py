@@ -12,7 +12,8 @@ import pytest
 
 from hudi_ray import HudiCorruptFileError
 from hudi_ray.core.hfile import HFileReader
-from hudi_ray.core.hfile.reader import HEADER_SIZE, _protobuf_fields, _varint
+from hudi_ray.core.hfile.encoding import protobuf_fields, varint
+from hudi_ray.core.hfile.reader import HEADER_SIZE
 from hudi_testkit.hfile_writer import (
     CODEC_GZ,
     CODEC_NONE,
@@ -90,8 +91,8 @@ def _bomb_hfile(declared: int, inflated: int) -> bytes:
 def _shift_offsets(data: bytes, shift: int) -> bytes:
     """Move the trailer's file-info and load-on-open offsets (fields 1 and 2) by ``shift`` bytes."""
     trailer_at = len(data) - 4096
-    length, pos = _varint(data, trailer_at + 8)
-    fields = _protobuf_fields(data[pos : pos + length])
+    length, pos = varint(data, trailer_at + 8)
+    fields = protobuf_fields(data[pos : pos + length])
     body = b""
     for number, values in sorted(fields.items()):
         for v in values:

@@ -17,7 +17,7 @@ import pytest
 
 import hudi_ray
 from hudi_ray.core.planning.record_index import every_write
-from hudi_ray.core.timeline.timeline import validate_commit_metadata
+from hudi_ray.core.timeline.commit_validation import validate_commit_metadata
 from hudi_ray.core.timeline.write_files import WriteFiles, extract
 from hudi_testkit.longlived import COPY_ON_WRITE, MERGE_ON_READ, LongLivedSpec, write_long_lived_table
 from hudi_testkit.metadata import COMMIT_METADATA_SCHEMA
