@@ -207,16 +207,27 @@ def test_every_slice_through_hudi_ray(spark: Any, table_path: Any) -> None:
     assert scans(df) == (False, True), executed(df)
 
 
-@pytest.mark.parametrize(
-    "name", ["sample_table/cow/v6_nonpartitioned", "sample_table/cow/v8_simplekeygen_nonhivestyle"]
-)
-def test_filters_on_every_plain_type(spark: Any, name: str, table_path: Any) -> None:
+def test_filters_on_every_plain_type(spark: Any, table_path: Any) -> None:
     """Filters on a column of each plain type (numbers, decimals, dates, timestamps,
-    text, binary, booleans) keep the rows the table API keeps."""
-    path = str(table_path(name))
+    text, binary, booleans) keep the rows the table API keeps. The second table
+    (another version, partitioned) is tried on the types the first lacks, and on
+    its partition column: each filter is a Spark job of its own."""
+    types: set[pa.DataType] = set()
+    first = _filters_on_every_plain_type(spark, str(table_path("sample_table/cow/v6_nonpartitioned")), types)
+    assert first >= 3, f"only {first} columns of plain types"
+    second = _filters_on_every_plain_type(
+        spark, str(table_path("sample_table/cow/v8_simplekeygen_nonhivestyle")), types
+    )
+    assert second >= 1, "the partitioned table's partition column was not tried"
+
+
+def _filters_on_every_plain_type(spark: Any, path: str, types: set[pa.DataType]) -> int:
     table = expected(path)
+    partition_fields = set(hudi_ray.HudiTableBuilder.from_base_uri(path).build().get_partition_schema().names)
     tried = 0
     for field in table.schema:
+        if field.type in types and field.name not in partition_fields:
+            continue
         plain = (
             pa.types.is_integer(field.type)
             or pa.types.is_floating(field.type)
@@ -242,8 +253,9 @@ def test_filters_on_every_plain_type(spark: Any, name: str, table_path: Any) -> 
         if "," not in middle + other:
             assert_same(spark, path, filters=[(field.name, "IN", f"{middle},{other}")])
             assert_same(spark, path, filters=[(field.name, "NOT IN", f"{middle},{other}")])
+        types.add(field.type)
         tried += 1
-    assert tried >= 3, f"{path}: only {tried} columns of plain types"
+    return tried
 
 
 def old_dates_table(tmp: Path) -> Path:

@@ -286,7 +286,7 @@ def test_record_index_verdict_is_computed_once_per_table(table_path, monkeypatch
 
 
 def test_write_stat_paths_are_checked_once_per_instant(table_path, monkeypatch) -> None:
-    import hudi_ray.core.timeline.timeline as timeline_module
+    import hudi_ray.core.timeline.commit_validation as timeline_module
 
     checked: list[str] = []
     check = timeline_module.check_metadata_path
