@@ -1,4 +1,25 @@
-"""hudi_ray.core: the engine-agnostic Hudi reader (pyarrow, fastavro, fsspec; no Ray)."""
+"""hudi_ray.core: the engine-agnostic Hudi reader (pyarrow, fastavro, fsspec; no Ray).
+
+The life of one read, record by record:
+
+1. ``HudiReadOptions`` (``query``): what the caller asks, as hudi-rs takes it;
+   an engine's entry point checks its own arguments into a ``ReadSpec`` first
+   (``ReadArgs`` names them once), which holds the options.
+2. ``ReadRequest`` (``query``): the options resolved against one timeline;
+   timestamps become instant times once, kept typed (``CommitRange``) to the
+   slice reader and never written back as option strings.
+3. ``ScanFiles`` (``planning``): the slices the scan and its pruners keep, with
+   the commit times and visibility the read applies.
+4. ``HudiReadPlan`` (``reading``): request and scan together, picklable; the
+   one driver of every read, here (``batches``, ``stream``) or in an engine's
+   tasks (``read_units``).
+5. ``SliceReader`` and ``ReadSelection`` (``reading``, ``query``): per read,
+   what each slice decodes and which rows it keeps.
+
+Engines add their own records on top, each holding the plan or its parts:
+the Ray planner's ``PlannerSnapshot`` and ``SliceChunks``, a reader task's
+``ChunkRead``, the Spark 4 source's ``SourceOptions``.
+"""
 
 from hudi_ray.core.config import HudiPlanConfig, HudiReadConfig, HudiTableConfig
 from hudi_ray.core.exceptions import (

@@ -32,7 +32,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError, HudiSchemaError
+from hudi_ray.core.exceptions import HudiConfigError, HudiCoreError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.storage import move_credentials, normalize_base_uri, redact_text, split_credentials
 from hudi_ray.core.table import (
@@ -187,10 +187,7 @@ class HudiPlanner:
         if self._current is not None and _same_timeline(self._snapshots[self._current][1], table):
             return
         latest = table.get_timeline().latest_data_instant()
-        try:
-            read_schema: pa.Schema | None = table.get_read_schema()
-        except HudiSchemaError:
-            read_schema = None  # a table without commits or a create schema
+        read_schema = table.get_read_schema() if table.has_schema() else None
         snap = PlannerSnapshot(
             snapshot_id=uuid.uuid4().hex,
             table_uri=self._shown_uri,

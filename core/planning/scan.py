@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from hudi_ray.core.config import HudiReadConfig as R
 from hudi_ray.core.config import PlanningTunables
-from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiHistoryError, HudiSchemaError
+from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiHistoryError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
 from hudi_ray.core.incremental.ranges import archive_gone, cleaned_gap, fallback_enabled, with_history
@@ -78,13 +78,9 @@ class TableSources:
         self._secondary: SecondaryIndexes | None = None
 
     def _partitioner(self) -> Partitioner:
-        try:
-            return self.context.partitioner
-        except HudiSchemaError:
-            # An empty table may have no schema at all; nothing to partition then.
-            if self.context.timeline.is_empty:
-                return Partitioner(self.context.config, pa.schema([]))
-            raise
+        if not self.context.timeline.has_schema():
+            return Partitioner(self.context.config, pa.schema([]))  # nothing written, nothing to partition
+        return self.context.partitioner
 
     def metadata_table(self) -> MetadataTable | None:
         """The table's metadata table, opened once; None when absent or disabled."""

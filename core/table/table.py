@@ -18,7 +18,7 @@ from typing import TypeVar
 import pyarrow as pa
 
 from hudi_ray.core.config import HudiReadConfig, io_tunables, is_read_config, warn_unknown_keys
-from hudi_ray.core.exceptions import HudiConfigError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.exceptions import HudiConfigError, HudiUnsupportedError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.incremental.ranges import IncrementalRange, fallback_enabled, next_range
 from hudi_ray.core.meta_client.context import TableContext
@@ -151,6 +151,11 @@ class HudiTable:
 
     # -- schema --------------------------------------------------------------
 
+    def has_schema(self) -> bool:
+        """Whether the table has a schema yet; one without (no commit, no create
+        schema) reads nothing, and its schema getters raise ``HudiSchemaError``."""
+        return self._context.timeline.has_schema()
+
     def get_schema(self) -> pa.Schema:
         return self._context.data_schema
 
@@ -220,12 +225,7 @@ class HudiTable:
         request = self._request(options)
         files = self._scan(request)
         ctx = self._context
-        try:
-            schema: pa.Schema | None = ctx.read_schema
-        except HudiSchemaError:
-            if files.slices:
-                raise
-            schema = None  # an empty table without a schema: nothing to read
+        schema = ctx.read_schema if self.has_schema() or files.slices else None
         if schema is not None and request.options.projection is not None:
             schema = pa.schema([schema.field(c) for c in dict.fromkeys(request.options.projection)])
         return HudiReadPlan(

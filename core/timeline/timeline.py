@@ -456,6 +456,21 @@ class HudiTimeline:
         """The writer schema of the latest data instant carrying one (else the
         create schema), checked to parse with valid Avro names; a failure names
         the file it comes from."""
+        schema = self._latest_avro_schema()
+        if schema is None:
+            raise HudiSchemaError(
+                f"No schema found for {self._storage.base_url}: no commit carries one and "
+                "hoodie.table.create.schema is not set"
+            )
+        return schema
+
+    def has_schema(self) -> bool:
+        """Whether the table has a schema yet. A table without one (no commit
+        carries one, no create schema: a table without commits) reads nothing;
+        a schema that is there but damaged is an error, not a missing one."""
+        return self._latest_avro_schema() is not None
+
+    def _latest_avro_schema(self) -> str | None:
         if self._avro_schema is not None:
             return self._avro_schema
         for instant in reversed(self._data):
@@ -470,10 +485,7 @@ class HudiTimeline:
             parse_avro_schema(create, f"hoodie.table.create.schema in {self._config.source}")
             self._avro_schema = create
             return create
-        raise HudiSchemaError(
-            f"No schema found for {self._storage.base_url}: no commit carries one and "
-            "hoodie.table.create.schema is not set"
-        )
+        return None
 
     def get_latest_schema(self) -> pa.Schema:
         text = self.get_latest_avro_schema()

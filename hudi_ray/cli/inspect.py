@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from hudi_ray.cli.output import aligned, human_bytes, human_count, key_values
 from hudi_ray.core.config import HudiTableConfig, TableConfig
-from hudi_ray.core.exceptions import HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.exceptions import HudiUnsupportedError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.merge import resolve_merge_config
 from hudi_ray.core.table import HudiReadOptions, HudiTable
@@ -39,11 +39,8 @@ def _schema_fields(schema: pa.Schema | None) -> list[dict[str, Any]] | None:
     return [{"name": f.name, "type": str(f.type), "nullable": f.nullable} for f in schema]
 
 
-def _schema_or_none(get: Callable[[], pa.Schema]) -> pa.Schema | None:
-    try:
-        return get()
-    except HudiSchemaError:  # a table without commits has no schema yet
-        return None
+def _schema_or_none(table: HudiTable, get: Callable[[], pa.Schema]) -> pa.Schema | None:
+    return get() if table.has_schema() else None
 
 
 # -- info ------------------------------------------------------------------------
@@ -58,7 +55,7 @@ def info(table: HudiTable) -> Report:
     mdt_partitions = sorted(p for p in (config.get(METADATA_PARTITIONS_KEY) or "").split(",") if p)
     timeline = table.get_timeline()
     latest = timeline.latest_data_instant()
-    schema = _schema_or_none(table.get_schema)
+    schema = _schema_or_none(table, table.get_schema)
     data = {
         "name": table.table_name,
         "uri": table.base_url,
@@ -82,7 +79,7 @@ def info(table: HudiTable) -> Report:
         "completed_data_instants": len(timeline.data_instants),
         "latest_commit": latest.timestamp if latest else None,
         "schema": _schema_fields(schema),
-        "partition_schema": _schema_fields(_schema_or_none(table.get_partition_schema)),
+        "partition_schema": _schema_fields(_schema_or_none(table, table.get_partition_schema)),
     }
     partitioning = "no (non-partitioned)"
     if config.partition_fields:

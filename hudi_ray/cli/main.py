@@ -225,11 +225,8 @@ def _options(spec: ReadSpec) -> HudiReadOptions:
 def _check_columns(table: HudiTable, options: HudiReadOptions) -> None:
     """Unknown filter columns are reported by planning; check them (and the
     read's columns) up front so that every command names them the same way."""
-    try:
-        table.get_schema()
-    except HudiSchemaError:
-        return  # no schema yet: nothing to check against, nothing to read
-    table.check_columns(options)
+    if table.has_schema():  # else nothing to check against, and nothing to read
+        table.check_columns(options)
 
 
 def _run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, is_tty: Callable[[TextIO], bool]) -> int:

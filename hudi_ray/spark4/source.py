@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 
-from hudi_ray.core.exceptions import HudiCoreError, HudiSchemaError
+from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.expr import Filter, check_columns
 from hudi_ray.core.table import HudiReadOptions, HudiReadPlan, HudiTable
 from hudi_ray.core.timeline import parse_timestamp
@@ -149,12 +149,9 @@ class HudiDataSource(DataSource):
     def _read_schema(self, table: HudiTable) -> pa.Schema:
         """The Arrow schema of the columns read (meta fields when the writer
         populated them, as the table API returns), before Spark's type mapping."""
-        try:
-            schema = table.get_read_schema()
-        except HudiSchemaError:
-            if not self._empty:
-                raise
-            return pa.schema([])  # a table without commits or a create schema
+        if self._empty and not table.has_schema():
+            return pa.schema([])
+        schema = table.get_read_schema()
         columns = self._opts.columns
         if columns is None:
             return schema
