@@ -95,7 +95,9 @@ def test_reads_unchanged_by_archival(name: str, table_path: TablePath, tmp_path:
     _check_every_prefix(table_path(name), tmp_path)
 
 
-# Long-lived tables written with nothing archived, then archived a prefix at a time.
+# Long-lived tables written with nothing archived, then archived a prefix at a time:
+# copy-on-write in the first archive layout (version 6), merge-on-read in the second
+# (version 9), so each layout and each table type is archived instant by instant.
 GENERATED = {
     f"{'mor' if kind == MERGE_ON_READ else 'cow'}-v{version}": LongLivedSpec(
         kind,
@@ -109,8 +111,7 @@ GENERATED = {
         rollback_every=11,
         archive=False,
     )
-    for kind in (COPY_ON_WRITE, MERGE_ON_READ)
-    for version in (6, 9)
+    for kind, version in ((COPY_ON_WRITE, 6), (MERGE_ON_READ, 9))
 }
 
 
