@@ -10,8 +10,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from hudi_ray.core.config import ENGINE_TUNABLES, int_option
 from hudi_ray.core.config import HudiReadConfig as R
-from hudi_ray.core.config import int_option
 from hudi_ray.core.exceptions import HudiConfigError, HudiFilterError, HudiSchemaError
 from hudi_ray.core.expr import cast_value, check_columns, filter_value_text
 from hudi_ray.core.table import HudiQueryType, ReadSpec
@@ -138,3 +138,21 @@ def test_read_spec_splits_configs_and_resolves_the_read() -> None:
 def test_read_spec_rejects_bad_settings(kwargs: dict, match: str) -> None:
     with pytest.raises(HudiConfigError, match=match):
         ReadSpec.of("/data/table", **kwargs)
+
+
+def test_entry_points_take_the_read_arguments_by_name() -> None:
+    """``ReadArgs`` names the read arguments once; an entry point passes what it was
+    given, and a name that is none of them is the project's error, naming the entry point."""
+    spec = ReadSpec.of_args(
+        "s3://bucket/warehouse/t",
+        {"columns": ["a"], "filters": [("a", "=", "1")], "batch_size": 10, "prefetch_depth": 3},
+        "read_hudi",
+    )
+    assert spec.columns == ["a"] and spec.batch_size == 10 and spec.prefetch_depth == 3
+    assert [f.field for f in spec.read_options.parsed_filters] == ["a"]
+    with pytest.raises(
+        HudiConfigError, match=r"colums: not an argument of read_hudi \(reading s3://bucket/warehouse/t\)"
+    ):
+        ReadSpec.of_args("s3://bucket/warehouse/t", {"colums": ["a"]}, "read_hudi")
+    # Defaults the engines share: one prefetch depth for every entry point.
+    assert ReadSpec.of_args("s3://bucket/warehouse/t", {}, "read_hudi").prefetch_depth == ENGINE_TUNABLES.prefetch_depth
