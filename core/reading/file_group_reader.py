@@ -176,7 +176,7 @@ class HudiFileGroupReader:
     ) -> pa.RecordBatch:
         reader = self.slice_reader(options)
         base_rel, log_rels, partition = self._paths(base_file_path, log_file_paths)
-        return one_batch(reader.rows_of(base_rel, [] if reader.read_optimized else log_rels, partition))
+        return one_batch(reader.rows_of(base_rel, log_rels, partition))
 
     def read_file_slice_stream(
         self, file_slice: HudiFileSlice, options: HudiReadOptions | None = None, *, visibility: Visibility | None = None
@@ -190,8 +190,7 @@ class HudiFileGroupReader:
     ) -> HudiRecordBatchStream:
         reader = self.slice_reader(options)
         base_rel, log_rels, partition = self._paths(base_file_path, log_file_paths)
-        logs = [] if reader.read_optimized else log_rels
-        return HudiRecordBatchStream(reader.stream_of(base_rel, logs, partition, _batch_size(reader)))
+        return HudiRecordBatchStream(reader.stream_of(base_rel, log_rels, partition, _batch_size(reader)))
 
 
 def _batch_size(reader: SliceReader) -> int:

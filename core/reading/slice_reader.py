@@ -114,12 +114,14 @@ class SliceReader:
         """All rows of one slice: its base file merged with its logs, masked and projected."""
         return self.rows_of(
             file_slice.base_file_relative_path() or None,
-            file_slice.log_files_relative_paths() if self.merges(file_slice) else [],
+            file_slice.log_files_relative_paths(),
             file_slice.partition_path,
         )
 
     def rows_of(self, base_rel: str | None, log_rels: Sequence[str], partition_path: str) -> pa.Table:
-        """``rows`` of a slice given by its files (``log_rels`` empty: not merged)."""
+        """``rows`` of a slice given by its files (a read-optimized read skips the logs)."""
+        if self.read_optimized:
+            log_rels = []
         storage = self.files.storage
         where = storage.uri(base_rel or (log_rels[0] if log_rels else partition_path))
         selection = self.selection(base_rel, bool(log_rels), where)
@@ -137,6 +139,8 @@ class SliceReader:
         """``rows_of`` in batches of at most ``batch_size`` rows. A base file alone
         streams piece by piece; merging needs the whole slice (memory stays one
         slice), whose pieces (kept base rows, log rows) stream as they are, uncopied."""
+        if self.read_optimized:
+            log_rels = []
         if log_rels or not base_rel:
             data = self.rows_of(base_rel, log_rels, partition_path)
             yield from (b for b in data.to_batches(max_chunksize=batch_size) if b.num_rows)
@@ -149,7 +153,7 @@ class SliceReader:
     def stream(self, file_slice: HudiFileSlice, batch_size: int) -> Iterator[pa.RecordBatch]:
         return self.stream_of(
             file_slice.base_file_relative_path() or None,
-            file_slice.log_files_relative_paths() if self.merges(file_slice) else [],
+            file_slice.log_files_relative_paths(),
             file_slice.partition_path,
             batch_size,
         )
