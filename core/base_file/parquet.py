@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiStorageError
+from hudi_ray.core.log_file import compiled
 from hudi_ray.core.storage import StorageLike
-from hudi_ray.core.storage.prefetch import FetchedParquet, fetch_parquet
+from hudi_ray.core.storage.prefetch import PREFETCH_TUNABLES, FetchedParquet, fetch_parquet, parquet_footer_length
 from hudi_ray.core.util.arrow_pool import reader_pool
+from hudi_ray.core.util.pools import cpu_map
 
 
 @contextmanager
@@ -41,7 +45,7 @@ def _mapped(uri: str, exc: Exception) -> Exception | None:
         msg = str(exc)
         if "No such file" in msg or "does not exist" in msg:
             return HudiFileNotFoundError(f"Base file not found: {uri}")
-        if isinstance(exc, pa.ArrowInvalid) or "parquet" in msg.lower() or "magic" in msg.lower():
+        if isinstance(exc, pa.ArrowInvalid) or any(w in msg.lower() for w in ("parquet", "magic", "thrift")):
             return HudiCorruptFileError(f"Cannot decode Parquet base file {uri}: {msg}")
         return HudiStorageError(f"Cannot read base file {uri}: {msg}")
     if isinstance(exc, UnicodeDecodeError):
@@ -144,6 +148,44 @@ def _column_indices(reader: pq.ParquetReader, columns: Sequence[str] | None) -> 
 # Footers fetched at once by ``metadata_many``: a small file is fetched whole, so this
 # bounds the bytes in flight.
 _FOOTER_BATCH = 64
+
+
+def _rest_of_footer(tail: bytes, start: int) -> tuple[int, int] | None:
+    """The byte range before ``tail`` (a file's bytes from ``start`` to its end) that
+    its footer also spans, or None when ``tail`` holds it all (or is not Parquet).
+    Hudi's default bloom filter alone is 431 KB of a footer."""
+    length, ok = parquet_footer_length(tail)
+    if not ok or start == 0 or length + 8 <= len(tail):
+        return None
+    return max(0, start - (length + 8 - len(tail))), start
+
+
+def footer_key_values(tail: bytes) -> dict[bytes, memoryview] | None:
+    """The key-value metadata of the Parquet footer ``tail`` (a file's last bytes) ends
+    with, found by a compiled walk of the footer (``footer_kernels``), not pyarrow's parse
+    of all of it; None when ``tail`` does not hold a whole plain footer that walks."""
+    length, ok = parquet_footer_length(tail)
+    if not ok or length + 8 > len(tail):
+        return None
+    footer = np.frombuffer(tail, np.uint8)[len(tail) - 8 - length : len(tail) - 8]
+    walked, spans = compiled.load(_FOOTER_KERNELS).key_value_spans(footer, 0)
+    if not walked:
+        return None
+    base = len(tail) - 8 - length
+    view = memoryview(tail)  # values are views: a bloom filter is tens of KB and is read once
+    return {
+        tail[base + k : base + k + kn]: view[base + v : base + v + vn] if v >= 0 else view[:0]
+        for k, kn, v, vn in spans.tolist()
+    }
+
+
+_FOOTER_KERNELS = "hudi_ray.core.base_file.footer_kernels"
+
+
+def _parts(items: list[int]) -> list[list[int]]:
+    """``items`` in a few runs per CPU, for ``cpu_map``."""
+    count = max(1, min(len(items), 4 * (os.cpu_count() or 1)))
+    return [items[k::count] for k in range(count)] if items else []
 
 
 class FooterCache:
@@ -284,6 +326,54 @@ class ParquetReader:
                     if md is not None and self.footers is not None:
                         self.footers.put(rels[i], md)
         return [md if md is not None else self.metadata(rel) for md, rel in zip(out, rels)]
+
+    def key_values_many(
+        self, rels: Sequence[str], sizes: Sequence[int | None]
+    ) -> list[dict[bytes, bytes | memoryview]]:
+        """The footers' key-value metadata of ``rels`` (of ``sizes`` bytes), without parsing
+        the rest of the footers: each file's last bytes, its key-value list found by
+        ``footer_key_values``. A file read or parsed that way only when its footer is not
+        cached; one that fails goes through ``metadata``, which reports what is wrong with it."""
+        out: list[dict[bytes, Any] | None] = []
+        for rel in rels:
+            cached = self._cached(rel)
+            out.append(None if cached is None else (cached.metadata or {}))
+        missing = [i for i, kv in enumerate(out) if kv is None and sizes[i]]
+        tail_of = [max(0, (size or 0) - PREFETCH_TUNABLES.footer_guess_bytes) for size in sizes]
+        if self.storage.is_local:
+
+            def walked(part: list[int]) -> list[dict[bytes, memoryview] | None]:
+                got: list[dict[bytes, memoryview] | None] = []
+                for i in part:
+                    try:
+                        tail = self.storage.read_range(rels[i], tail_of[i], sizes[i] or 0)
+                        rest = _rest_of_footer(tail, tail_of[i])
+                        got.append(
+                            footer_key_values(tail if rest is None else self.storage.read_range(rels[i], *rest) + tail)
+                        )
+                    except HudiCoreError:  # reported by ``metadata`` below
+                        got.append(None)
+                return got
+
+            # Reads from the page cache let go of the GIL, as the walk does: split over the CPUs.
+            for part, found in zip(parts := _parts(missing), cpu_map(walked, parts)):
+                for i, kv in zip(part, found):
+                    out[i] = kv
+        else:
+
+            async def tail(i: int) -> bytes:
+                got = await self.storage.read_range_async(rels[i], tail_of[i], sizes[i] or 0)
+                rest = _rest_of_footer(got, tail_of[i])
+                return got if rest is None else await self.storage.read_range_async(rels[i], *rest) + got
+
+            async def batch(part: list[int]) -> list[bytes | BaseException]:
+                return list(await asyncio.gather(*(tail(i) for i in part), return_exceptions=True))
+
+            for start in range(0, len(missing), _FOOTER_BATCH):
+                part = missing[start : start + _FOOTER_BATCH]
+                for i, got in zip(part, self.storage.submit(batch(part)).result()):
+                    out[i] = footer_key_values(got) if isinstance(got, bytes) else None
+        return [kv if kv is not None else (self.metadata(rel).metadata or {}) for kv, rel in zip(out, rels)]
 
     def num_rows(self, rel: str) -> int:
         return self.metadata(rel).num_rows

@@ -101,7 +101,7 @@ class BloomKeys:
         return found
 
 
-def _decoded_size(text: bytes, where: str) -> int:
+def _decoded_size(text: bytes | memoryview, where: str) -> int:
     """How many bytes the Base64 ``text`` encodes, from its length and padding."""
     pad = 0
     while pad < min(3, len(text)) and text[len(text) - 1 - pad] == 0x3D:  # "="
@@ -111,7 +111,7 @@ def _decoded_size(text: bytes, where: str) -> int:
     return len(text) // 4 * 3 - pad
 
 
-def _decode_span(text: bytes, start: int, size: int, decoded: int, where: str) -> bytes:
+def _decode_span(text: bytes | memoryview, start: int, size: int, decoded: int, where: str) -> bytes:
     """Bytes ``start`` to ``start + size`` (clipped to ``decoded``) of what ``text`` encodes."""
     end = min(start + size, decoded)
     if start >= end:
@@ -124,14 +124,14 @@ def _decode_span(text: bytes, start: int, size: int, decoded: int, where: str) -
     return raw[start - first * 3 : end - first * 3]
 
 
-def decode_bloom_filter(text: str | bytes, type_code: str | None, where: str) -> BloomFilter:
+def decode_bloom_filter(text: str | bytes | memoryview, type_code: str | None, where: str) -> BloomFilter:
     """The filter of ``text`` (Base64), of type ``type_code`` (None: SIMPLE, as Hudi reads
     a footer without one). Its headers and length are checked here; anything that does not
     decode is ``HudiCorruptFileError`` naming ``where``."""
-    data = text.encode("ascii", "replace") if isinstance(text, str) else bytes(text)
+    data = text.encode("ascii", "replace") if isinstance(text, str) else text
     size = _decoded_size(data, where)
     code = (type_code or SIMPLE).strip()
-    layout = _SIMPLE_LAYOUTS.get((data[:_SIMPLE_HEAD], size)) if code == SIMPLE else None
+    layout = _SIMPLE_LAYOUTS.get((bytes(data[:_SIMPLE_HEAD]), size)) if code == SIMPLE else None
     if layout is not None:
         return BloomFilter(layout, _checked_text(data, size, where), where)
     rows: list[tuple[int, int, int, int]] = []
@@ -159,7 +159,7 @@ def decode_bloom_filter(text: str | bytes, type_code: str | None, where: str) ->
     if code == SIMPLE:
         if len(_SIMPLE_LAYOUTS) >= 64:
             _SIMPLE_LAYOUTS.clear()
-        _SIMPLE_LAYOUTS[(data[:_SIMPLE_HEAD], size)] = layout
+        _SIMPLE_LAYOUTS[(bytes(data[:_SIMPLE_HEAD]), size)] = layout
     return BloomFilter(layout, _checked_text(data, size, where), where)
 
 
@@ -169,7 +169,7 @@ _SIMPLE_HEAD = 20
 _SIMPLE_LAYOUTS: dict[tuple[bytes, int], np.ndarray] = {}
 
 
-def _checked_text(data: bytes, size: int, where: str) -> np.ndarray:
+def _checked_text(data: bytes | memoryview, size: int, where: str) -> np.ndarray:
     chars = np.frombuffer(data, np.uint8)
     # Every character, not only those a lookup reads: damage elsewhere means the file is
     # not what its writer left, and a wrong bit would drop a file holding the key.
@@ -196,7 +196,7 @@ def _header(raw: bytes, pos: int, where: str) -> tuple[int, int, int, int, int]:
     return version, hashes, kind, bits, pos
 
 
-def _row(text: bytes, size: int, pos: int, rows: list[tuple[int, int, int, int]], where: str) -> int:
+def _row(text: bytes | memoryview, size: int, pos: int, rows: list[tuple[int, int, int, int]], where: str) -> int:
     """Note the SIMPLE filter at decoded byte ``pos`` of ``text`` in ``rows``; the position after it."""
     head = _decode_span(text, pos, _HEADER.size, size, where)
     _, hashes, kind, bits, after = _header(head, 0, where)

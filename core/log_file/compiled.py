@@ -54,6 +54,7 @@ KERNELS = (
     "hudi_ray.core.merge.key_kernels",
     "hudi_ray.core.timeline.write_kernels",
     "hudi_ray.core.bloom.kernels",
+    "hudi_ray.core.base_file.footer_kernels",
 )
 
 

@@ -285,11 +285,11 @@ class BloomFilterPruner:
         parquet = ParquetReader(self._storage, self._footers)
         lance = LanceReader(self._storage)
         in_parquet = [place for place in rest if is_parquet(slices[place].base_file_relative_path())]
-        footers = parquet.metadata_many(
+        found = parquet.key_values_many(
             [slices[place].base_file_relative_path() for place in in_parquet],
             [slices[place].base_file_size for place in in_parquet],
         )
-        metadata = {place: md.metadata or {} for place, md in zip(in_parquet, footers)}
+        metadata = dict(zip(in_parquet, found))
         in_lance = [place for place in rest if place not in metadata]
         for place, schema in zip(
             in_lance, io_map(lambda at: lance.schema(slices[at].base_file_relative_path()), in_lance)
@@ -301,7 +301,7 @@ class BloomFilterPruner:
             if text is not None:
                 code = meta.get(TYPE_CODE_KEY.encode())
                 where = f"the metadata of {self._storage.uri(slices[place].base_file_relative_path())}"
-                out[place] = (text, code.decode("utf-8", "replace") if code else None, where)
+                out[place] = (text, bytes(code).decode("utf-8", "replace") if code else None, where)
         return out
 
     @staticmethod

@@ -107,7 +107,7 @@ def coalesce_ranges(
     return merged
 
 
-def _footer(tail: bytes) -> tuple[int, bool]:
+def parquet_footer_length(tail: bytes) -> tuple[int, bool]:
     """The footer's length, and whether ``tail`` (a file's last bytes) ends like Parquet."""
     if len(tail) < 8 or tail[-4:] != b"PAR1":
         return 0, False
@@ -130,14 +130,14 @@ async def fetch_parquet(
         size = await storage.size_async(rel)
     if size <= t.whole_file_bytes:
         whole = await storage.read_bytes_async(rel)
-        footer_len, ok = _footer(whole)
+        footer_len, ok = parquet_footer_length(whole)
         if not ok or footer_len + 8 > len(whole):
             return None
         metadata = pq.ParquetFile(pa.BufferReader(whole[-(footer_len + 8) :])).metadata
         return FetchedParquet(rel=rel, size=len(whole), metadata=metadata, starts=[0], blobs=[whole])
     tail_start = max(0, size - t.footer_guess_bytes)
     tail = await storage.read_range_async(rel, tail_start, size)
-    footer_len, ok = _footer(tail)
+    footer_len, ok = parquet_footer_length(tail)
     if not ok:
         return None
     if footer_len + 8 > len(tail):

@@ -342,8 +342,13 @@ class Storage:
         """Bytes ``[start, end)`` of a file; negative ``start`` counts from the end."""
         if not self.is_local:
             return self.fetcher.run(self.read_range_async(rel, start, end))
-        with self._errors("read", rel):
-            return self.fs.cat_file(self.full_path(rel), start=start, end=end)
+        with self._errors("read", rel), open(self.full_path(rel), "rb") as f:
+            # The file read directly: fsspec's opener costs more than a footer's bytes.
+            if start < 0 or end < 0:
+                size = os.fstat(f.fileno()).st_size
+                start, end = (max(0, size + start) if start < 0 else start), (size + end if end < 0 else end)
+            f.seek(start)
+            return f.read(max(0, end - start))
 
     async def read_bytes_async(self, rel: str) -> bytes:
         if self.is_local:

@@ -147,13 +147,13 @@ def test_the_metadata_tables_bloom_filters_spare_reading_footers(tmp_path: Path,
     schema = pa.schema([pa.field("id", pa.string(), nullable=False), pa.field("r", pa.string())])
     rows = pa.table({"id": [f"k{i:03d}" for i in range(200)], "r": ["a", "b"] * 100}, schema=schema)
     footers_read: list[str] = []
-    original = ParquetReader.metadata_many
+    original = ParquetReader.key_values_many
 
-    def counting(self, rels, sizes=None):  # type: ignore[no-untyped-def]
+    def counting(self, rels, sizes):  # type: ignore[no-untyped-def]
         footers_read.extend(rels)
         return original(self, rels, sizes)
 
-    monkeypatch.setattr(ParquetReader, "metadata_many", counting)
+    monkeypatch.setattr(ParquetReader, "key_values_many", counting)
     for partition in (True, False):
         path = tmp_path / f"t{partition}"
         options = MetadataTableOptions(record_index=False, bloom_filters=partition)
