@@ -141,9 +141,15 @@ def test_a_key_only_a_log_holds_keeps_its_slice(table_path: TablePath, tmp_path:
         assert (slice_.file_id in kept) == (key in logged), key
 
 
-def test_the_metadata_tables_bloom_filters_spare_reading_footers(tmp_path: Path, monkeypatch) -> None:
-    """With a ``bloom_filters`` partition, filters come from the metadata table: lookups keep
-    exactly the holding groups and read no footer; without it, footers are read."""
+def test_bloom_filters_come_from_footers_on_disk_and_the_metadata_table_on_object_stores(
+    tmp_path: Path, monkeypatch, storage_options: dict[str, str], s3_endpoint: str
+) -> None:
+    """Lookups keep exactly the holding groups wherever the filters come from. On a local
+    disk they come from the footers, also when the metadata table has a ``bloom_filters``
+    partition (plain text, not deflated); on an object store from that partition (one
+    file, not a request per base file), and from footers without it."""
+    import s3fs
+
     schema = pa.schema([pa.field("id", pa.string(), nullable=False), pa.field("r", pa.string())])
     rows = pa.table({"id": [f"k{i:03d}" for i in range(200)], "r": ["a", "b"] * 100}, schema=schema)
     footers_read: list[str] = []
@@ -154,6 +160,8 @@ def test_the_metadata_tables_bloom_filters_spare_reading_footers(tmp_path: Path,
         return original(self, rels, sizes)
 
     monkeypatch.setattr(ParquetReader, "key_values_many", counting)
+    s3 = s3fs.S3FileSystem(key="testing", secret="testing", client_kwargs={"endpoint_url": s3_endpoint})
+    s3.mkdir("bloom-sources")
     for partition in (True, False):
         path = tmp_path / f"t{partition}"
         options = MetadataTableOptions(record_index=False, bloom_filters=partition)
@@ -164,18 +172,26 @@ def test_the_metadata_tables_bloom_filters_spare_reading_footers(tmp_path: Path,
         )  # fmt: skip
         writer.insert(rows.slice(0, 100))
         writer.insert(rows.slice(100, 100))
-        table = hudi_ray.HudiTableBuilder.from_base_uri(str(path)).build()
-        data = pa.Table.from_batches(table.read())
+        s3.put(str(path), f"bloom-sources/t{partition}", recursive=True)
+        local = hudi_ray.HudiTableBuilder.from_base_uri(str(path)).build()
+        footers_read.clear()
+        data = pa.Table.from_batches(local.read())
         # Footers with bloom filters and the bloom_filters partition read the same in hudi-rs.
         theirs = hudi.HudiTableBuilder.from_base_uri(str(path)).build()
-        assert assert_same_as_hudi_rs(table, theirs) == 200
-        assert assert_same_as_hudi_rs(table, theirs, filters=[("id", "=", "k150")]) == 1
-        footers_read.clear()
-        for key in ("k007", "k150", "k199", "no-such-key"):
-            options_ = hudi_ray.HudiReadOptions(filters=[("id", "=", key)])
-            expected = data.filter(pc.equal(data["id"], key))
-            got = table.read(options_)
-            assert (row_set(got) if got else []) == (row_set(expected) if expected.num_rows else [])
-            kept = {s.file_id for s in table.get_file_slices(options_)}
-            assert kept == {n.split("_")[0] for n in expected["_hoodie_file_name"].to_pylist()}, key
-        assert (footers_read == []) == partition, footers_read[:3]
+        assert assert_same_as_hudi_rs(local, theirs) == 200
+        assert assert_same_as_hudi_rs(local, theirs, filters=[("id", "=", "k150")]) == 1
+        remote = (
+            hudi_ray.HudiTableBuilder.from_base_uri(f"s3://bloom-sources/t{partition}")
+            .with_storage_options(storage_options)
+            .build()
+        )
+        for table, footers_expected in ((local, True), (remote, not partition)):
+            for key in ("k007", "k150", "k199", "no-such-key"):
+                options_ = hudi_ray.HudiReadOptions(filters=[("id", "=", key)])
+                expected = data.filter(pc.equal(data["id"], key))
+                got = table.read(options_)
+                assert (row_set(got) if got else []) == (row_set(expected) if expected.num_rows else [])
+                kept = {s.file_id for s in table.get_file_slices(options_)}
+                assert kept == {n.split("_")[0] for n in expected["_hoodie_file_name"].to_pylist()}, key
+            assert bool(footers_read) == footers_expected, (partition, table.base_url, footers_read[:3])
+            footers_read.clear()
