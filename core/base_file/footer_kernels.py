@@ -1,7 +1,7 @@
 """A compiled walk (numba) of a Parquet footer's Thrift compact encoding, to find its
 key-value metadata without building the whole ``FileMetaData``.
 
-Imported on first use (``log_file.compiled.load``). Planning a key lookup on thousands
+Imported on first use (``util.compiled.load``). Planning a key lookup on thousands
 of base files needs only their footers' bloom filter entries; pyarrow's parse of a
 footer builds every schema element, row group and statistic, and holds the GIL.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from hudi_ray.core.log_file.memory import JIT_OPTIONS as _OPTIONS
+from hudi_ray.core.util.compiled import JIT_OPTIONS as _OPTIONS
 
 _STOP = 0
 _TRUE = 1

@@ -16,9 +16,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiStorageError
-from hudi_ray.core.log_file import compiled
 from hudi_ray.core.storage import StorageLike
 from hudi_ray.core.storage.prefetch import PREFETCH_TUNABLES, FetchedParquet, fetch_parquet, parquet_footer_length
+from hudi_ray.core.util import compiled
 from hudi_ray.core.util.arrow_pool import reader_pool
 from hudi_ray.core.util.pools import cpu_map
 

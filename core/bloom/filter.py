@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from hudi_ray.core.exceptions import HudiCorruptFileError
-from hudi_ray.core.log_file import compiled
+from hudi_ray.core.util import compiled
 
 # Keys of a Parquet base file's footer metadata.
 FOOTER_KEY = "org.apache.hudi.bloomfilter"

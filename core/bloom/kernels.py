@@ -1,6 +1,6 @@
 """Compiled membership tests of Hudi's bloom filters (numba), many keys at once.
 
-Imported on first use (``log_file.compiled.load``). The hashes are Hadoop's, as Hudi
+Imported on first use (``util.compiled.load``). The hashes are Hadoop's, as Hudi
 ports them: its MurmurHash2 variant (tail bytes in reverse order, sign-extended) and
 Jenkins' lookup3 ``hashlittle``; a key's k bit positions chain the hash, each result
 the seed of the next, and take its absolute value modulo the filter's bits.
@@ -12,7 +12,7 @@ import numba as nb
 import numpy as np
 from numba import types as nt
 
-from hudi_ray.core.log_file.memory import JIT_OPTIONS as _OPTIONS
+from hudi_ray.core.util.compiled import JIT_OPTIONS as _OPTIONS
 
 _U32 = 0xFFFFFFFF
 JENKINS = 0

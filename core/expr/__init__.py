@@ -1,6 +1,13 @@
 """Filters: parsing, casting to column types, row masks and partition pruning."""
 
-from hudi_ray.core.expr.arrow import cast_value, filters_to_expression, prune_partitions
+from hudi_ray.core.expr.arrow import (
+    ColumnTest,
+    RowPredicate,
+    cast_value,
+    column_test,
+    filters_to_predicate,
+    prune_partitions,
+)
 from hudi_ray.core.expr.columns import check_columns
 from hudi_ray.core.expr.filter import (
     ExprOperator,
@@ -18,7 +25,10 @@ __all__ = [
     "check_columns",
     "col",
     "filter_value_text",
-    "filters_to_expression",
+    "filters_to_predicate",
+    "ColumnTest",
+    "RowPredicate",
+    "column_test",
     "from_str_tuples",
     "prune_partitions",
     "split_values",

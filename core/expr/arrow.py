@@ -1,13 +1,20 @@
-"""Filters as Arrow compute expressions: the authoritative row mask and
-partition pruning share this one translation."""
+"""Filters as row predicates evaluated with Arrow compute kernels: the
+authoritative row mask and partition pruning share this one translation.
+
+Kernels are called directly, not through ``pc.Expression``: evaluating an
+expression runs Acero, whose import brings pyarrow.dataset and pandas (a
+quarter second of every process that filters). The semantics are the
+expression's: a test of a null is null, tests combine with Kleene AND, and a
+null row is not kept."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
 
 from hudi_ray.core.exceptions import HudiFilterError
 from hudi_ray.core.expr.columns import check_columns
@@ -39,35 +46,79 @@ def cast_value(value: str, dtype: pa.DataType, field: str) -> pa.Scalar:
         ) from exc
 
 
-def _one(f: Filter, dtype: pa.DataType) -> pc.Expression:
-    ref = pc.field(f.field)
+# Comparison operators and the kernels that test them.
+_KERNELS = {
+    ExprOperator.Eq: "equal",
+    ExprOperator.Ne: "not_equal",
+    ExprOperator.Lt: "less",
+    ExprOperator.Lte: "less_equal",
+    ExprOperator.Gt: "greater",
+    ExprOperator.Gte: "greater_equal",
+}
+
+
+@dataclass(frozen=True)
+class ColumnTest:
+    """One column compared with a value (``kernel``: a comparison kernel's name), or
+    tested for membership in ``value`` (``is_in``, negated when ``negate``)."""
+
+    column: str
+    kernel: str
+    value: Any  # pa.Scalar, or pa.Array for is_in
+    negate: bool = False
+
+    def evaluate(self, data: pa.Table) -> pa.ChunkedArray:
+        values = data.column(self.column)
+        if self.kernel == "is_in":
+            found = pc.is_in(values, value_set=self.value)
+            return pc.invert(found) if self.negate else found
+        return pc.call_function(self.kernel, [values, self.value])
+
+
+@dataclass(frozen=True)
+class RowPredicate:
+    """An AND of column tests (picklable: plans carry it to reader tasks)."""
+
+    tests: tuple[ColumnTest, ...]
+
+    def __and__(self, other: RowPredicate) -> RowPredicate:
+        return RowPredicate(self.tests + other.tests)
+
+    def evaluate(self, data: pa.Table) -> pa.ChunkedArray:
+        """Per row, true, false or null (a test of a null)."""
+        if not self.tests:
+            return pa.chunked_array([pa.array([True] * data.num_rows, pa.bool_())])
+        result = self.tests[0].evaluate(data)
+        for test in self.tests[1:]:
+            result = pc.and_kleene(result, test.evaluate(data))
+        return result
+
+    def keep(self, data: pa.Table) -> pa.Table:
+        """The rows the predicate is true for (null rows are dropped)."""
+        return data.filter(self.evaluate(data))
+
+
+def column_test(column: str, operator: ExprOperator | str, values: Sequence[Any], dtype: pa.DataType) -> ColumnTest:
+    """``column operator values`` on a column of type ``dtype``; values already of that type."""
+    op = ExprOperator(operator) if isinstance(operator, str) else operator
+    if op.is_list:
+        return ColumnTest(column, "is_in", pa.array(list(values), dtype), op is ExprOperator.NotIn)
+    return ColumnTest(column, _KERNELS[op], pa.scalar(values[0], dtype))
+
+
+def _one(f: Filter, dtype: pa.DataType) -> ColumnTest:
     if f.operator.is_list:
-        values = pa.array([cast_value(v, dtype, f.field).as_py() for v in f.values], dtype)
-        expr = ref.isin(values)
-        return ~expr if f.operator is ExprOperator.NotIn else expr
-    value = cast_value(f.values[0], dtype, f.field)
-    op = f.operator
-    if op is ExprOperator.Eq:
-        return ref == value
-    if op is ExprOperator.Ne:
-        return ref != value
-    if op is ExprOperator.Lt:
-        return ref < value
-    if op is ExprOperator.Lte:
-        return ref <= value
-    if op is ExprOperator.Gt:
-        return ref > value
-    return ref >= value
+        values = [cast_value(v, dtype, f.field).as_py() for v in f.values]
+        return column_test(f.field, f.operator, values, dtype)
+    return ColumnTest(f.field, _KERNELS[f.operator], cast_value(f.values[0], dtype, f.field))
 
 
-def filters_to_expression(filters: Sequence[Filter], schema: pa.Schema, where: str = "table") -> pc.Expression | None:
+def filters_to_predicate(filters: Sequence[Filter], schema: pa.Schema, where: str = "table") -> RowPredicate | None:
     """AND of all filters, values cast to ``schema``'s types; unknown columns raise."""
     check_columns([f.field for f in filters], schema.names, where, filters=True)
-    expr: pc.Expression | None = None
-    for f in filters:
-        one = _one(f, schema.field(f.field).type)
-        expr = one if expr is None else expr & one
-    return expr
+    if not filters:
+        return None
+    return RowPredicate(tuple(_one(f, schema.field(f.field).type) for f in filters))
 
 
 def prune_partitions(
@@ -81,12 +132,7 @@ def prune_partitions(
     relevant = [f for f in filters if partition_schema.get_field_index(f.field) >= 0]
     if not relevant or values.num_rows == 0:
         return [True] * values.num_rows
-    expr = filters_to_expression(relevant, partition_schema, "partition schema")
-    return evaluate(values, expr, unparsed).to_pylist()
-
-
-def evaluate(values: pa.Table, expr: pc.Expression, force: pa.Array | None = None) -> pa.ChunkedArray:
-    """Evaluate a predicate per row; null counts as false, ``force`` rows as true."""
-    result = ds.dataset(values).to_table(columns={"keep": expr}).column("keep")
-    keep = pc.fill_null(result, False)
-    return pc.or_(keep, force) if force is not None else keep
+    predicate = filters_to_predicate(relevant, partition_schema, "partition schema")
+    assert predicate is not None
+    keep = pc.or_(pc.fill_null(predicate.evaluate(values), False), unparsed)
+    return keep.to_pylist()

@@ -38,8 +38,8 @@ from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.log_file import parse_log_file_name
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
-from hudi_ray.core.timeline.archive import archive_errors
 from hudi_ray.core.timeline.instant import CLUSTERING, COMMIT, DELTA_COMMIT, REPLACE_COMMIT
+from hudi_ray.core.timeline.timeline import archive_errors
 from hudi_ray.core.timeline.timestamps import START_OF_TIME, parse_timestamp
 
 # Pending actions whose completion adds rows an incremental read returns.

@@ -30,9 +30,9 @@ import pyarrow as pa
 
 from hudi_ray.core.log_file import avro_program as prog
 from hudi_ray.core.log_file.avro_program import FieldPlan, SchemaProgram, UnsupportedSchema, build_program
-from hudi_ray.core.log_file.compiled import load
 from hudi_ray.core.schema import avro_to_arrow_schema
 from hudi_ray.core.util.arrow_pool import reader_pool
+from hudi_ray.core.util.compiled import load
 
 _SYNC = os.urandom(16)
 # Records decoded in one walk span at most this many bytes of the block, so

@@ -57,7 +57,6 @@ from hudi_ray.core.log_file.avro_program import (
     PAST_RECORD,
     VARINT_TOO_LONG,
 )
-from hudi_ray.core.log_file.memory import JIT_OPTIONS as _OPTIONS
 from hudi_ray.core.log_file.memory import address as _address
 from hudi_ray.core.log_file.memory import byte as _byte
 from hudi_ray.core.log_file.memory import load32 as _load32
@@ -65,6 +64,7 @@ from hudi_ray.core.log_file.memory import load64 as _load64
 from hudi_ray.core.log_file.memory import prefetch as _prefetch
 from hudi_ray.core.log_file.memory import store8 as _store8
 from hudi_ray.core.log_file.memory import store64 as _store64
+from hudi_ray.core.util.compiled import JIT_OPTIONS as _OPTIONS
 
 _BYTES_IN = nt.Array(nt.uint8, 1, "C", readonly=True)
 _I64 = nt.Array(nt.int64, 1, "C")

@@ -9,26 +9,12 @@ Callers check every offset against the array's bounds first.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
-
 import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba import types as nt
 from numba.core import cgutils
 from numba.extending import intrinsic
-
-
-class JitOptions(TypedDict):
-    cache: bool
-    nogil: bool
-    boundscheck: bool
-    error_model: Literal["python", "numpy"]
-
-
-# Every kernel: cached machine code, no GIL, no bounds checks (the kernels
-# check offsets themselves), and numpy's division semantics (no exceptions).
-JIT_OPTIONS: JitOptions = {"cache": True, "nogil": True, "boundscheck": False, "error_model": "numpy"}
 
 
 @intrinsic

@@ -12,8 +12,8 @@ import numba as nb
 import numpy as np
 from numba import types as nt
 
-from hudi_ray.core.log_file.memory import JIT_OPTIONS as _OPTIONS
 from hudi_ray.core.log_file.memory import address, byte, load64, prefetch
+from hudi_ray.core.util.compiled import JIT_OPTIONS as _OPTIONS
 
 _OFFSETS = nt.Array(nt.int64, 1, "C", readonly=True)
 _BYTES = nt.Array(nt.uint8, 1, "C", readonly=True)

@@ -17,10 +17,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_ray.core.log_file.compiled import load
 from hudi_ray.core.merge.config import MergeConfig, MergeMode
 from hudi_ray.core.schema import conform_table, one_array
 from hudi_ray.core.util.arrow_pool import reader_pool
+from hudi_ray.core.util.compiled import load
 
 RECORD_KEY = "_hoodie_record_key"
 IS_DELETED = "_hoodie_is_deleted"

@@ -47,8 +47,8 @@ from hudi_ray.core.metadata.hashing import column_stats_key
 from hudi_ray.core.metadata.records import to_column_stats
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
-from hudi_ray.core.timeline.archive import archive_errors
 from hudi_ray.core.timeline.instant import DELTA_COMMIT
+from hudi_ray.core.timeline.timeline import archive_errors
 from hudi_ray.core.timeline.write_files import WriteFiles
 from hudi_ray.core.util.locks import FreshLock
 from hudi_ray.core.util.pools import io_map

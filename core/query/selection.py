@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from hudi_ray.core.base_file import base_file_instant
-from hudi_ray.core.expr import Filter, check_columns, filters_to_expression
+from hudi_ray.core.expr import ExprOperator, Filter, RowPredicate, check_columns, column_test, filters_to_predicate
 from hudi_ray.core.query.read_options import HudiReadOptions
 
 COMMIT_TIME = "_hoodie_commit_time"
@@ -62,22 +61,22 @@ class ReadSelection:
         self.output = output
         self.narrow = len(read) != len(output)
         self.output_schema = pa.schema([schema.field(c) for c in output])
-        expr = filters_to_expression(filters, self.read_schema, where)
+        tests = []
         if self.commit_times is not None:
-            e = pc.field(COMMIT_TIME).isin(pa.array(sorted(self.commit_times), pa.string()))
-            expr = e if expr is None else expr & e
+            tests.append(column_test(COMMIT_TIME, ExprOperator.In, sorted(self.commit_times), pa.string()))
         if self.commit_range is not None:
             if lo:
-                e = pc.field(COMMIT_TIME) > lo
-                expr = e if expr is None else expr & e
+                tests.append(column_test(COMMIT_TIME, ExprOperator.Gt, [lo], pa.string()))
             if hi:
-                e = pc.field(COMMIT_TIME) <= hi
-                expr = e if expr is None else expr & e
-        self.mask = expr
+                tests.append(column_test(COMMIT_TIME, ExprOperator.Lte, [hi], pa.string()))
+        mask = filters_to_predicate(filters, self.read_schema, where)
+        if tests:
+            mask = RowPredicate(tuple(tests)) if mask is None else mask & RowPredicate(tuple(tests))
+        self.mask = mask
 
     def apply(self, data: pa.Table) -> pa.Table:
         if self.mask is not None:
-            data = data.filter(self.mask)
+            data = self.mask.keep(data)
         if self.narrow:
             data = data.select(self.output)
         return data

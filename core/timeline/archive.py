@@ -39,7 +39,6 @@ import numpy as np
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.config.keys import HudiTableConfig as K
 from hudi_ray.core.exceptions import (
-    HudiCoreError,
     HudiCorruptFileError,
     HudiFileNotFoundError,
     HudiTimelineError,
@@ -482,8 +481,3 @@ def _rolled_back_instants(meta: dict[str, Any], where: str) -> list[str]:
             "instantsRollback records with a commitTime"
         )
     return [*(times or ()), *(u["commitTime"] for u in undone or ())]
-
-
-def archive_errors() -> tuple[type[HudiCoreError], ...]:
-    """What reading the archive raises on damage or absence of its files."""
-    return (HudiCorruptFileError, HudiFileNotFoundError, HudiTimelineError, HudiUnsafePathError)

@@ -7,15 +7,21 @@ import concurrent.futures
 import json
 import logging
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from hudi_ray.core.config import TableConfig, load_table_config
-from hudi_ray.core.exceptions import HudiCoreError, HudiFileNotFoundError, HudiSchemaError, HudiTimelineError
+from hudi_ray.core.exceptions import (
+    HudiCoreError,
+    HudiCorruptFileError,
+    HudiFileNotFoundError,
+    HudiSchemaError,
+    HudiTimelineError,
+    HudiUnsafePathError,
+)
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_ray.core.storage import FileInfo, Storage
-from hudi_ray.core.timeline.archive import ArchivedTimeline
 from hudi_ray.core.timeline.commit_validation import (
     validate_clean_metadata,
     validate_commit_metadata,
@@ -37,6 +43,9 @@ log = logging.getLogger(__name__)
 
 # The timeline folder of table versions 8 and up, unless hoodie.timeline.path moves it.
 _LAYOUT_2_TIMELINE = ".hoodie/timeline"
+
+if TYPE_CHECKING:  # the archive (fastavro, log blocks) loads only when a read asks about it
+    from hudi_ray.core.timeline.archive import ArchivedTimeline
 
 
 class HudiTimeline:
@@ -215,6 +224,8 @@ class HudiTimeline:
         """The archived history, read only as far as questions need it."""
         with self._lock:
             if self._archive is None:
+                from hudi_ray.core.timeline.archive import ArchivedTimeline
+
                 self._archive = ArchivedTimeline(self._storage, self._config, self._archive_lender)
                 self._archive_lender = None
             return self._archive
@@ -490,3 +501,8 @@ class HudiTimeline:
     def get_latest_schema(self) -> pa.Schema:
         text = self.get_latest_avro_schema()
         return avro_to_arrow_schema(parse_avro_schema(text, "latest commit schema"), "latest commit schema")
+
+
+def archive_errors() -> tuple[type[HudiCoreError], ...]:
+    """What reading the archive raises on damage or absence of its files."""
+    return (HudiCorruptFileError, HudiFileNotFoundError, HudiTimelineError, HudiUnsafePathError)

@@ -25,7 +25,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_ray.core.log_file import compiled
 from hudi_ray.core.log_file.avro_program import (
     NODE_ARRAY,
     NODE_MAP,
@@ -40,6 +39,7 @@ from hudi_ray.core.log_file.avro_program import (
     UnsupportedSchema,
     _Builder,
 )
+from hudi_ray.core.util import compiled
 
 STATS_FIELD = "partitionToWriteStats"
 # The counts ``validate_commit_metadata`` checks are non-negative.

@@ -1,6 +1,6 @@
 """Compiled loops that pick a few fields out of Avro commit metadata (numba).
 
-Imported on first use (``log_file.compiled.load``). ``extract`` walks records with the
+Imported on first use (``util.compiled.load``). ``extract`` walks records with the
 node table of ``log_file.avro_program`` and reports where the marked values lie,
 stepping over everything else; it never reads past a record's end, and returns a
 status instead of raising on bytes that do not decode.
@@ -39,8 +39,8 @@ from hudi_ray.core.log_file.avro_program import (
     OVERFLOW,
     PAST_RECORD,
 )
-from hudi_ray.core.log_file.memory import JIT_OPTIONS as _OPTIONS
 from hudi_ray.core.log_file.memory import address as _address
+from hudi_ray.core.util.compiled import JIT_OPTIONS as _OPTIONS
 
 _BYTES_IN = nt.Array(nt.uint8, 1, "C", readonly=True)
 _I64_IN = nt.Array(nt.int64, 1, "C", readonly=True)

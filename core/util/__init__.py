@@ -7,11 +7,13 @@ from hudi_ray.core.util.collection import (
     split_by_size,
     split_into_chunks,
 )
+from hudi_ray.core.util.lazy import exported
 from hudi_ray.core.util.locks import FreshLock
 
 __all__ = [
     "SMALL_GROUP_BYTES",
     "FreshLock",
+    "exported",
     "group_small",
     "split_balanced",
     "split_by_size",

@@ -256,6 +256,7 @@ def _ray_batches(
     if limit is not None:
         ds = ds.limit(limit)
     for t in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+        assert isinstance(t, pa.Table)  # the batch format asked for
         yield from t.to_batches()
 
 

@@ -13,7 +13,7 @@ import pytest
 from ray.data.expressions import Expr, col, lit
 
 from hudi_ray import ExprOperator, Filter
-from hudi_ray.core.expr import filters_to_expression
+from hudi_ray.core.expr import filters_to_predicate
 from hudi_ray.expressions import literal_text, predicate_to_filters, referenced_columns
 
 SCHEMA = pa.schema(
@@ -264,7 +264,7 @@ def test_pushed_filters_keep_every_row_the_predicate_keeps(index: int) -> None:
     expr = PREDICATES[index]
     predicate = expr.to_pyarrow()
     expected = ROWS.filter(predicate)
-    pushed = filters_to_expression(predicate_to_filters(expr, SCHEMA), SCHEMA)
+    pushed = filters_to_predicate(predicate_to_filters(expr, SCHEMA), SCHEMA)
     assert (pushed is None) == (index in NOT_PUSHED)
-    masked = ROWS if pushed is None else ROWS.filter(pushed)
+    masked = ROWS if pushed is None else pushed.keep(ROWS)
     assert masked.filter(predicate)["row"].to_pylist() == expected["row"].to_pylist()

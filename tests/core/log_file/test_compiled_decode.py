@@ -25,9 +25,10 @@ import fastavro
 import pytest
 
 from hudi_ray import HudiCorruptFileError, HudiSchemaError
-from hudi_ray.core.log_file import avro_decode, compiled
+from hudi_ray.core.log_file import avro_decode
 from hudi_ray.core.log_file.block import BlockType, HeaderKey, LogBlock
 from hudi_ray.core.log_file.content import decode_avro_block
+from hudi_ray.core.util import compiled
 from tests.support import REPO
 
 # -- damaged records --------------------------------------------------------------------------------
@@ -244,27 +245,41 @@ def test_compiled_loops_never_read_past_their_buffer(tmp_path: Path) -> None:
 
 # -- what loads numba, and where its cache lives ----------------------------------------------------
 
-_NO_NUMBA = r"""
+_IMPORTS = r"""
 import sys
 import hudi_ray
+
+def loaded(*names):
+    return [n for n in names if n in sys.modules]
+
+assert not loaded("pyarrow", "numpy", "fsspec", "numba", "ray", "pyspark", "pandas"), loaded(
+    "pyarrow", "numpy", "fsspec", "numba", "ray", "pyspark", "pandas"
+)
 from hudi_ray.cli import main
-assert "numba" not in sys.modules, "import hudi_ray"
+
 cow, mor = sys.argv[1], sys.argv[2]
 table = hudi_ray.HudiTableBuilder.from_base_uri(cow).build()
 assert sum(b.num_rows for b in table.read()) > 0
+filters = [("region", "!=", "nowhere"), ("amount", ">", "0"), ("currency", "IN", "USD,EUR")]
+assert sum(b.num_rows for b in table.read(hudi_ray.HudiReadOptions(filters=filters))) > 0
 assert main(["info", mor]) == 0
-assert "numba" not in sys.modules, "a copy-on-write read or the CLI's info"
+# Not pandas: pyarrow 26 imports it on its first conversion of a Python value (pa.scalar, pa.array).
+heavy = ("numba", "ray", "pyspark", "pyarrow.dataset", "pyarrow.acero")
+assert not loaded(*heavy), f"a filtered copy-on-write read or the CLI's info loaded {loaded(*heavy)}"
 table = hudi_ray.HudiTableBuilder.from_base_uri(mor).build()
 assert sum(b.num_rows for b in table.read()) > 0
 assert "numba" in sys.modules, "a merge-on-read read"
 """
 
 
-def test_numba_loads_only_when_a_slice_needs_compiled_code(table_path) -> None:
+def test_heavy_modules_load_only_when_a_path_needs_them(table_path) -> None:
+    """``import hudi_ray`` loads neither pyarrow nor the reader; a filtered copy-on-write
+    read and the CLI's info load no numba, Ray, Spark or pyarrow.dataset
+    (filters evaluate with compute kernels, not Acero); merge-on-read loads numba."""
     cow = table_path("sample_table/cow/v9_txns_simple_meta")
     mor = table_path("quickstart_trips_table/mor/avro/v8_trips_8i3u1d")  # a slice with Avro log blocks
     done = subprocess.run(
-        [sys.executable, "-c", _NO_NUMBA, str(cow), str(mor)], capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", _IMPORTS, str(cow), str(mor)], capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr[-3000:]
 

@@ -18,10 +18,23 @@ import os
 import tempfile
 import threading
 from types import ModuleType
+from typing import Literal, TypedDict
 
 from hudi_ray.core.exceptions import HudiMissingExtraError
 
 _lock = threading.Lock()
+
+
+class JitOptions(TypedDict):
+    cache: bool
+    nogil: bool
+    boundscheck: bool
+    error_model: Literal["python", "numpy"]
+
+
+# Every kernel: cached machine code, no GIL, no bounds checks (the kernels
+# check offsets themselves), and numpy's division semantics (no exceptions).
+JIT_OPTIONS: JitOptions = {"cache": True, "nogil": True, "boundscheck": False, "error_model": "numpy"}
 
 
 def load(module: str) -> ModuleType:
