@@ -38,7 +38,8 @@ _LANCE_SCHEMES = {
     "gcs": "gs",
     "az": "az",
     "azure": "az",
-    "abfs": "abfs",
+    # Lance names Azure Blob Storage ``az`` and takes ``abfss``, but not ``abfs``.
+    "abfs": "az",
     "abfss": "abfss",
 }
 
@@ -109,6 +110,10 @@ def _lance_options(options: Mapping[str, str]) -> dict[str, str]:
     out = {k: str(v) for k, v in options.items()}
     if "aws_allow_http" in out and "allow_http" not in out:
         out["allow_http"] = out["aws_allow_http"]
+    # An http endpoint is allowed by its scheme, as hudi_ray's own clients take it.
+    endpoints = ("google_base_url", "base_url", "azure_storage_endpoint", "azure_endpoint", "endpoint")
+    if any(out.get(k, "").startswith("http://") for k in endpoints):
+        out.setdefault("allow_http", "true")
     return out
 
 

@@ -82,6 +82,10 @@ _TRANSIENT_NAMES = frozenset(
         "IncompleteRead",
         "ResponseParserError",
         "ProtocolError",
+        # Azure's SDK: no response, or a response cut short.
+        "ServiceRequestError",
+        "ServiceResponseError",
+        "IncompleteReadError",
     }
 )
 _THROTTLING_CODES = frozenset({"SlowDown", "Throttling", "ThrottlingException", "RequestLimitExceeded", "503"})
@@ -101,6 +105,11 @@ def is_transient(exc: BaseException) -> bool:
         status = response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
         code = str(response.get("Error", {}).get("Code", ""))
         return status >= 500 or status == 429 or code in _THROTTLING_CODES
+    # gcsfs's HttpError (``code``) and Azure's HttpResponseError (``status_code``) carry the status.
+    status = getattr(exc, "status_code", None)
+    status = status if isinstance(status, int) else getattr(exc, "code", None)
+    if isinstance(status, int) and not isinstance(status, bool) and 400 <= status < 600:
+        return status >= 500 or status in (408, 429)
     # s3fs turns server errors it has no exception for (a 503 SlowDown, a 500)
     # into a plain OSError; its missing files and refusals stay typed.
     return isinstance(exc, OSError)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import fsspec
+
 from hudi_ray.core.storage.fetch import IO_TUNABLES, IOTunables
 
 _TRUE = {"true", "1", "yes"}
@@ -31,15 +33,44 @@ _S3_CLIENT_KEYS = {
 _IGNORED = {"aws_ca_bundle", "aws_allow_http", "allow_http", "aws_virtual_hosted_style_request"}
 
 
+GCS_PROTOCOLS = frozenset({"gs", "gcs"})
+AZURE_PROTOCOLS = frozenset({"abfs", "abfss", "az"})
+
+
+def open_filesystem(protocol: str, kwargs: dict[str, Any]) -> fsspec.AbstractFileSystem:
+    """The filesystem of ``protocol`` (an fsspec name) with ``kwargs`` (``fsspec_kwargs``):
+    GCS and Azure get clients fitted to the fetcher (``gcs``, ``azure``), others fsspec's.
+    ImportError when the filesystem's package is missing."""
+    p = protocol.lower()
+    if p in GCS_PROTOCOLS:
+        from hudi_ray.core.storage.gcs import GCSFileSystem
+
+        return GCSFileSystem(**kwargs)
+    if p in AZURE_PROTOCOLS:
+        from hudi_ray.core.storage.azure import AzureBlobFileSystem
+
+        return AzureBlobFileSystem(**kwargs)
+    return fsspec.filesystem(protocol, **kwargs)
+
+
 def fsspec_kwargs(protocol: str, options: Mapping[str, str], io: IOTunables = IO_TUNABLES) -> dict[str, Any]:
     """Translate storage options for ``protocol``; keys fsspec knows pass through.
 
-    For S3 the client is fitted to ``io`` unless the options say otherwise: a
+    GCS and Azure take hudi-rs's keys as ``gcs.gcsfs_kwargs`` and ``azure.adlfs_kwargs`` map
+    them. For S3 the client is fitted to ``io`` unless the options say otherwise: a
     connection per request in flight (botocore keeps 10), its timeouts, and no
     retries of botocore's own, so that one policy (the fetcher's, jittered) retries.
     """
     if protocol in ("file", "local", ""):
         return {}
+    if protocol.lower() in GCS_PROTOCOLS:
+        from hudi_ray.core.storage.gcs import gcsfs_kwargs
+
+        return gcsfs_kwargs(options)
+    if protocol.lower() in AZURE_PROTOCOLS:
+        from hudi_ray.core.storage.azure import adlfs_kwargs
+
+        return adlfs_kwargs(options)
     kwargs: dict[str, Any] = {}
     if protocol.lower() in ("s3", "s3a", "s3n"):
         client: dict[str, Any] = {}

@@ -60,6 +60,13 @@ _SECRET_KEYS = {
     "account_key",
     "azure_storage_account_key",
     "azure_storage_key",
+    "azure_storage_access_key",
+    "azure_storage_master_key",
+    "access_key",
+    "master_key",
+    "google_service_account_key",
+    "service_account_key",
+    "connection_string",
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+import re
 import uuid
 from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -32,9 +33,11 @@ from hudi_ray.core.exceptions import (
 )
 from hudi_ray.core.storage.arrow_files import OverlayHandler, RangeFile
 from hudi_ray.core.storage.fetch import IO_TUNABLES, Fetcher, IOTunables, RequestFailed
-from hudi_ray.core.storage.options import fsspec_kwargs
+from hudi_ray.core.storage.options import AZURE_PROTOCOLS, fsspec_kwargs, open_filesystem
 from hudi_ray.core.storage.paths import (
+    REDACTED,
     contained_path,
+    is_secret_key,
     move_credentials,
     redact_options,
     redact_text,
@@ -58,7 +61,16 @@ _URL_ROOTS = {"http", "https", "webhdfs", "swebhdfs"}
 # Schemes fsspec knows under another name.
 _FS_PROTOCOL = {"s3n": "s3"}
 # The package extra that brings a filesystem's fsspec implementation along.
-_EXTRAS = {"s3": "s3", "s3a": "s3", "s3n": "s3"}
+_EXTRAS = {
+    "s3": "s3",
+    "s3a": "s3",
+    "s3n": "s3",
+    "gs": "gcs",
+    "gcs": "gcs",
+    "abfs": "azure",
+    "abfss": "azure",
+    "az": "azure",
+}
 
 
 def normalize_base_uri(base_uri: str, *, keep_credentials: bool = False) -> tuple[str, str]:
@@ -102,6 +114,25 @@ def _missing_filesystem(protocol: str, base_url: str, exc: ImportError) -> HudiM
 
 
 T = TypeVar("T")
+
+# hudi-rs's names of an Azure account, any of which given wins over the URI's.
+_AZURE_ACCOUNT_KEYS = frozenset({"azure_storage_account_name", "account_name"})
+_AZURE_HOST = re.compile(r"^(?P<account>[^.@/]+)\.(dfs|blob)\.core\.windows\.net$", re.IGNORECASE)
+
+
+def _azure_root(root: str, options: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """An Azure root (``container@account.dfs.core.windows.net/path``, or
+    ``container/path``) as ``container/path``, and the options with the URI's account."""
+    head, sep, rest = root.partition("/")
+    container, at, host = head.partition("@")
+    if not at:
+        return root, options
+    m = _AZURE_HOST.match(host)
+    if m is None:
+        raise HudiStorageError(f"Not an Azure storage account: {host!r} (expected <account>.dfs.core.windows.net)")
+    if {k.lower() for k in options}.isdisjoint(_AZURE_ACCOUNT_KEYS):
+        options = {**options, "azure_storage_account_name": m["account"]}
+    return f"{container}{sep}{rest}".rstrip("/"), options
 
 
 def _join(root: str, rel: str) -> str:
@@ -182,17 +213,27 @@ class Storage:
         # and every message built from it redact them.
         base_uri, self.options = move_credentials(base_uri, options or {})
         self.protocol, self.root = normalize_base_uri(base_uri, keep_credentials=True)
+        if self.protocol.lower() in AZURE_PROTOCOLS:
+            self.root, self.options = _azure_root(self.root, self.options)
         fs_protocol = _FS_PROTOCOL.get(self.protocol.lower(), self.protocol)
         self.io = io or IO_TUNABLES
-        kwargs = fsspec_kwargs(self.protocol, self.options, self.io)
-        if self.protocol.lower() in _URL_ROOTS:
-            kwargs = {**_url_kwargs(fs_protocol, base_uri), **kwargs}
         try:
-            self.fs: fsspec.AbstractFileSystem = fsspec.filesystem(fs_protocol, **kwargs)
+            kwargs = fsspec_kwargs(self.protocol, self.options, self.io)
+            if self.protocol.lower() in _URL_ROOTS:
+                kwargs = {**_url_kwargs(fs_protocol, base_uri), **kwargs}
+            self.fs: fsspec.AbstractFileSystem = open_filesystem(fs_protocol, kwargs)
         except ImportError as exc:
             raise _missing_filesystem(self.protocol, self.base_url, exc) from exc
-        except (ValueError, TypeError) as exc:
-            raise HudiStorageError(f"Cannot open storage for {self.base_url!r}: {redact_text(str(exc))}") from exc
+        except HudiCoreError:
+            raise
+        except Exception as exc:  # a client refusing its arguments: a bad key, a malformed credential
+            detail = redact_text(str(exc))
+            for key, value in self.options.items():
+                if is_secret_key(str(key)) and isinstance(value, str) and value:
+                    detail = detail.replace(value, REDACTED)
+            raise HudiStorageError(
+                f"Cannot open storage for {self.base_url!r}: {type(exc).__name__}: {detail}"
+            ) from exc
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.base_url!r}, options={redact_options(self.options)!r})"
@@ -360,6 +401,10 @@ class Storage:
     async def read_range_async(self, rel: str, start: int, end: int) -> bytes:
         if self.is_local:
             return await asyncio.to_thread(self.read_range, rel, start, end)
+        if start < 0 or end < 0:
+            # Offsets from the end, which not every store takes (Azure, GCS emulators), made absolute.
+            size = await self.size_async(rel)
+            start, end = (max(0, size + start) if start < 0 else start), (size + end if end < 0 else end)
         path = self.full_path(rel)
         with self._errors("read", rel):
             return await self.fetcher.cat(path, start, end)

@@ -8,7 +8,7 @@ server mode). It forwards every request unchanged (the client's ``Host``
 header included, so what the client signed is what the upstream sees), after
 holding it ``latency_ms``, and counts requests, by method and status, and how
 many are in flight at once. It can answer a fraction of requests 503
-``SlowDown`` without forwarding them, drop a fraction of connections without
+``SlowDown`` (or 429, as GCS throttles) without forwarding them, drop a fraction of connections without
 any response, fail every request whose path contains a substring (503
 ``SlowDown`` or 500 ``InternalError``), and stall those whose path contains
 another one (held ``stall_seconds`` before anything is sent, then forwarded;
@@ -25,7 +25,7 @@ cannot contain ``_``, so no S3 request reaches them):
 * ``GET /__proxy__/stats``: the counters as JSON;
 * ``POST /__proxy__/reset``: zero the counters (answers them as they were);
 * ``GET /__proxy__/config``: the settings; ``POST /__proxy__/config`` with a
-  JSON object of some of ``latency_ms``, ``slowdown_fraction``,
+  JSON object of some of ``latency_ms``, ``slowdown_fraction``, ``slowdown_status``,
   ``drop_fraction``, ``fail_path``, ``fail_status``, ``stall_path``,
   ``stall_seconds``, ``seed`` (a seed restarts the generator), ``record``;
 * ``GET /__proxy__/requests``: with ``record`` on, a line per request since
@@ -85,6 +85,8 @@ ERROR_BODIES = {
     b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>",
     500: b'<?xml version="1.0" encoding="UTF-8"?>\n'
     b"<Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>",
+    # GCS throttles with 429; the body is what its JSON API answers.
+    429: b'{"error": {"code": 429, "message": "The rate of requests is too high."}}',
 }
 # Upper bounds that keep every hold finite, whatever a caller configures.
 MAX_LATENCY_MS = 60_000.0
@@ -102,6 +104,7 @@ class ProxyConfig:
 
     latency_ms: float = 0.0
     slowdown_fraction: float = 0.0
+    slowdown_status: int = 503  # the throttling answer: 503 (S3, Azure, GCS) or 429 (GCS)
     drop_fraction: float = 0.0
     fail_path: str | None = None
     fail_status: int = 503
@@ -120,6 +123,7 @@ class ProxyConfig:
         new = ProxyConfig(
             latency_ms=float(merged["latency_ms"]),
             slowdown_fraction=float(merged["slowdown_fraction"]),
+            slowdown_status=int(merged["slowdown_status"]),
             drop_fraction=float(merged["drop_fraction"]),
             fail_path=merged["fail_path"] or None,
             fail_status=int(merged["fail_status"]),
@@ -134,8 +138,8 @@ class ProxyConfig:
             raise ValueError("fractions must be within 0..1")
         if new.slowdown_fraction + new.drop_fraction > 1:
             raise ValueError("slowdown_fraction + drop_fraction must not exceed 1")
-        if new.fail_status not in ERROR_BODIES:
-            raise ValueError(f"fail_status must be one of {sorted(ERROR_BODIES)}")
+        if new.fail_status not in ERROR_BODIES or new.slowdown_status not in ERROR_BODIES:
+            raise ValueError(f"fail_status and slowdown_status must be among {sorted(ERROR_BODIES)}")
         if not 0 <= new.stall_seconds <= MAX_STALL_SECONDS:
             raise ValueError(f"stall_seconds must be within 0..{MAX_STALL_SECONDS:g}")
         return new
@@ -256,8 +260,8 @@ class ProxyServer:
                 return web.Response(status=500)
             if draw < config.drop_fraction + config.slowdown_fraction:
                 counters.faults["slowdown"] += 1
-                outcome = 503
-                return self.error(request, 503)
+                outcome = config.slowdown_status
+                return self.error(request, config.slowdown_status)
             response = await self.forward(request)
             outcome = response.status
             return response
@@ -280,7 +284,8 @@ class ProxyServer:
         body = ERROR_BODIES[status]
         self.counters.by_status[status] += 1
         self.counters.bytes_out += len(body)
-        return web.Response(status=status, body=body, content_type="application/xml")
+        kind = "application/json" if body.startswith(b"{") else "application/xml"
+        return web.Response(status=status, body=body, content_type=kind)
 
     async def forward(self, request: Any) -> Any:
         import aiohttp

@@ -1,0 +1,222 @@
+"""Loopback GCS and Azure Blob emulators for tests and benchmarks, each in a subprocess
+that exits with its parent.
+
+    python -m hudi_testkit.emulators --gcs --port N --parent-pid P
+    python -m hudi_testkit.emulators --azurite BIN --port N --parent-pid P
+
+* ``GcsEmulator``: gcp-storage-emulator (PyPI), in memory. It serves the JSON API gcsfs
+  uses, with ranged reads from an offset, but ignores suffix ranges and page tokens.
+* ``Azurite``: Azure's own emulator (npm ``azurite``), the Blob service only, in memory.
+  It has no Data Lake (dfs) endpoint; ADLS Gen2 clients read through the Blob API, as
+  adlfs and hudi-rs do. ``azurite_binary`` finds it where ``./dev`` installs it.
+
+Both print nothing once started; ``url`` is where they answer. The S3 proxy
+(``hudi_testkit.s3proxy.S3Proxy``) forwards any HTTP, so it sits in front of either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+
+from hudi_testkit.s3proxy import LOOPBACK, PARENT_POLL_SECONDS, _stop_process, _wait_for_port, free_port
+
+# Azurite's published development account (object_store's ``use_emulator`` uses it too).
+AZURITE_ACCOUNT = "devstoreaccount1"
+AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+# Where ``./dev`` installs Azurite (npm), beside the virtual environment it makes.
+REPO = Path(__file__).resolve().parents[2]
+AZURITE_PREFIX = REPO / ".venv" / "azurite"
+
+
+def azurite_binary() -> str | None:
+    """The ``azurite-blob`` command: ``AZURITE_BLOB`` if set, else ``./dev``'s install, else PATH."""
+    named = os.environ.get("AZURITE_BLOB")
+    if named:
+        return named
+    local = AZURITE_PREFIX / "node_modules" / ".bin" / "azurite-blob"
+    return str(local) if local.exists() else shutil.which("azurite-blob")
+
+
+def _exit_with_parent(parent_pid: int, child: subprocess.Popen[bytes] | None = None) -> None:
+    while os.getppid() == parent_pid and (child is None or child.poll() is None):
+        time.sleep(PARENT_POLL_SECONDS)
+    if child is not None:
+        _stop_process(child)
+    os._exit(0)
+
+
+def serve_gcs(port: int, parent_pid: int | None, preload: list[tuple[str, Path]]) -> None:
+    import http.server
+    import threading
+
+    from gcp_storage_emulator import server as emulator
+    from gcp_storage_emulator.handlers.buckets import create_bucket
+    from gcp_storage_emulator.handlers.objects import _checksums, _make_object_resource
+
+    class Threading(http.server.ThreadingHTTPServer):
+        # The emulator serves one request at a time with a backlog of 5, and resets the
+        # connections of a client that sends dozens at once.
+        request_queue_size = 1024
+        daemon_threads = True
+
+    emulator.server.HTTPServer = Threading  # type: ignore[attr-defined]
+    server = emulator.create_server(LOOPBACK, port, in_memory=True)
+    storage = server._storage
+    # Objects put in directly: an upload rewrites every object's metadata, so thousands
+    # of uploads take minutes. The metadata is written once, at the end.
+    write_config = storage._write_config_to_file
+    storage._write_config_to_file = lambda: None
+    for bucket, root in preload:
+        create_bucket(bucket, storage)
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            name = path.relative_to(root).as_posix()
+            data = path.read_bytes()
+            obj = _make_object_resource(
+                f"http://{LOOPBACK}:{port}", bucket, name, "application/octet-stream", str(len(data))
+            )
+            storage.create_file(bucket, name, data, _checksums(data, obj))
+    storage._write_config_to_file = write_config
+    write_config()
+    server.start()
+    if parent_pid:
+        threading.Thread(target=_exit_with_parent, args=(parent_pid,), daemon=True).start()
+    while True:
+        time.sleep(3600)
+
+
+def serve_azurite(binary: str, port: int, parent_pid: int | None) -> None:
+    # In memory, so nothing is written; Azurite still wants a working directory of its own.
+    workdir = tempfile.mkdtemp(prefix="azurite-")
+    cmd = [binary, "--blobHost", LOOPBACK, "--blobPort", str(port), "--inMemoryPersistence"]
+    cmd += ["--skipApiVersionCheck", "--loose", "--silent", "--disableTelemetry"]
+    child = subprocess.Popen(cmd, cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+    def stop(*_: object) -> None:  # asked to stop: Azurite (a node process) stops too
+        _stop_process(child)
+        shutil.rmtree(workdir, ignore_errors=True)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        _exit_with_parent(parent_pid or os.getppid(), child)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+class _Emulator:
+    what = "emulator"
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.port: int | None = None
+
+    def _args(self) -> list[str]:
+        raise NotImplementedError
+
+    def start(self, attempts: int = 3) -> str:
+        if self.proc is not None:
+            raise RuntimeError(f"{self.what} already started")
+        for attempt in range(attempts):
+            port = free_port()  # another process may take it first: try again
+            cmd = [sys.executable, "-m", "hudi_testkit.emulators", *self._args()]
+            cmd += ["--port", str(port), "--parent-pid", str(os.getpid())]
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+            try:
+                _wait_for_port(self.proc, port, self.what)
+            except RuntimeError:
+                self.proc = None
+                if attempt == attempts - 1:
+                    raise
+                continue
+            self.port = port
+            return self.url
+        raise AssertionError("unreachable")
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RuntimeError(f"{self.what} not started")
+        return f"http://{LOOPBACK}:{self.port}"
+
+    def stop(self) -> None:
+        _stop_process(self.proc)
+        self.proc = None
+        self.port = None
+
+    def __enter__(self) -> _Emulator:
+        if self.proc is None:
+            self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+class GcsEmulator(_Emulator):
+    """gcp-storage-emulator on a free loopback port, serving requests on threads;
+    ``preload``: buckets made at start, each holding a local directory's files."""
+
+    what = "GCS emulator"
+
+    def __init__(self, preload: dict[str, Path] | None = None) -> None:
+        super().__init__()
+        self.preload = preload or {}
+
+    def _args(self) -> list[str]:
+        return ["--gcs", *(f"--preload={bucket}={root}" for bucket, root in self.preload.items())]
+
+
+class Azurite(_Emulator):
+    """Azurite's Blob service on a free loopback port; ``binary``: ``azurite_binary()``."""
+
+    what = "Azurite"
+
+    def __init__(self, binary: str) -> None:
+        super().__init__()
+        self.binary = binary
+
+    def _args(self) -> list[str]:
+        return ["--azurite", self.binary]
+
+    def connection_string(self, url: str | None = None) -> str:
+        """adlfs's way to reach the emulator (or a proxy in front of it at ``url``)."""
+        endpoint = f"{url or self.url}/{AZURITE_ACCOUNT}"
+        return (
+            f"DefaultEndpointsProtocol=http;AccountName={AZURITE_ACCOUNT};AccountKey={AZURITE_KEY};"
+            f"BlobEndpoint={endpoint};"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--gcs", action="store_true", help="run gcp-storage-emulator")
+    parser.add_argument("--azurite", metavar="BIN", help="run Azurite's Blob service with this azurite-blob")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--parent-pid", type=int, default=None, help="exit when this process is no longer the parent")
+    parser.add_argument(
+        "--preload", action="append", default=[], metavar="BUCKET=DIR", help="GCS: a bucket of DIR's files"
+    )
+    args = parser.parse_args(argv)
+    if args.gcs:
+        preload = [(b, Path(d)) for b, _, d in (item.partition("=") for item in args.preload)]
+        serve_gcs(args.port, args.parent_pid, preload)
+    elif args.azurite:
+        serve_azurite(args.azurite, args.port, args.parent_pid)
+    else:
+        parser.error("--gcs or --azurite")
+
+
+if __name__ == "__main__":
+    main()
