@@ -57,6 +57,37 @@ def _varint(buf, pos):  # type: ignore[no-untyped-def]
 
 
 @nb.njit(**_OPTIONS)
+def _field(buf, pos, last):  # type: ignore[no-untyped-def]
+    """(field id, type, position after) of the field header at ``pos`` after field ``last``:
+    type 0 at a struct's end; position -1 when the bytes end first."""
+    if pos >= len(buf):
+        return last, 0, -1
+    head = np.int64(buf[pos])
+    pos += 1
+    if head == _STOP:
+        return last, 0, pos
+    if head & 0x0F == 0:
+        return last, 0, -1  # a field without a type
+    if head >> 4 == 0:
+        zz, pos = _varint(buf, pos)
+        return (zz >> 1) ^ -(zz & 1), head & 0x0F, pos
+    return last + (head >> 4), head & 0x0F, pos
+
+
+@nb.njit(**_OPTIONS)
+def _list(buf, pos):  # type: ignore[no-untyped-def]
+    """(element count, element type, position after) of the list header at ``pos``."""
+    if pos >= len(buf):
+        return 0, 0, -1
+    head = np.int64(buf[pos])
+    pos += 1
+    n = head >> 4
+    if n == 15:
+        n, pos = _varint(buf, pos)
+    return n, head & 0x0F, pos
+
+
+@nb.njit(**_OPTIONS)
 def _skip(buf, pos, kind, in_container):  # type: ignore[no-untyped-def]
     """The position after a value of type ``kind`` at ``pos``; -1 when the bytes are not
     a value of that type. Nested containers are followed on an explicit stack."""
@@ -101,16 +132,12 @@ def _skip(buf, pos, kind, in_container):  # type: ignore[no-untyped-def]
                     second[depth] = buf[pos] & 0x0F
                     pos += 1
             else:
-                head = np.int64(buf[pos])
-                pos += 1
-                n = head >> 4
-                if n == 15:
-                    n, pos = _varint(buf, pos)
-                    if pos < 0:
-                        return -1
+                n, element_type, pos = _list(buf, pos)
+                if pos < 0:
+                    return -1
                 frames[depth] = 1
                 remaining[depth] = n
-                first[depth] = head & 0x0F
+                first[depth] = element_type
             depth += 1
         else:
             return -1
@@ -122,18 +149,12 @@ def _skip(buf, pos, kind, in_container):  # type: ignore[no-untyped-def]
                 return pos
             top = depth - 1
             if frames[top] == 0:
-                if pos >= len(buf):
+                _, kind, pos = _field(buf, pos, 0)
+                if pos < 0:
                     return -1
-                head = np.int64(buf[pos])
-                pos += 1
-                if head == _STOP:
+                if kind == _STOP:
                     depth -= 1
                     continue
-                if head >> 4 == 0:
-                    _, pos = _varint(buf, pos)
-                    if pos < 0:
-                        return -1
-                kind = head & 0x0F
                 element = False
                 break
             if remaining[top] == 0:
@@ -155,54 +176,28 @@ def key_value_spans(buf, start):  # type: ignore[no-untyped-def]
     pos = start
     field = 0
     while True:
-        if pos >= len(buf):
+        field, kind, pos = _field(buf, pos, field)
+        if pos < 0:
             return bad
-        head = np.int64(buf[pos])
-        pos += 1
-        if head == _STOP:
+        if kind == _STOP:
             return True, out
-        kind = head & 0x0F
-        if head >> 4 == 0:
-            zz, pos = _varint(buf, pos)
-            if pos < 0:
-                return bad
-            field = (zz >> 1) ^ -(zz & 1)
-        else:
-            field += head >> 4
         if field != _KV_FIELD or kind != _LIST:
             pos = _skip(buf, pos, kind, False)
             if pos < 0:
                 return bad
             continue
-        if pos >= len(buf):
-            return bad
-        lhead = np.int64(buf[pos])
-        pos += 1
-        n = lhead >> 4
-        if n == 15:
-            n, pos = _varint(buf, pos)
-            if pos < 0:
-                return bad
-        if lhead & 0x0F != _STRUCT or n < 0 or n > len(buf):
+        n, element_type, pos = _list(buf, pos)
+        if pos < 0 or element_type != _STRUCT or n < 0 or n > len(buf):
             return bad
         out = np.full((n, 4), -1, np.int64)
         for i in range(n):
             sub = 0
             while True:
-                if pos >= len(buf):
+                sub, kind, pos = _field(buf, pos, sub)
+                if pos < 0:
                     return bad
-                head = np.int64(buf[pos])
-                pos += 1
-                if head == _STOP:
+                if kind == _STOP:
                     break
-                kind = head & 0x0F
-                if head >> 4 == 0:
-                    zz, pos = _varint(buf, pos)
-                    if pos < 0:
-                        return bad
-                    sub = (zz >> 1) ^ -(zz & 1)
-                else:
-                    sub += head >> 4
                 if (sub == 1 or sub == 2) and kind == _BINARY:
                     length, pos = _varint(buf, pos)
                     if pos < 0 or pos + length > len(buf):

@@ -21,13 +21,11 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
 
-from hudi_testkit.s3proxy import LOOPBACK, PARENT_POLL_SECONDS, _stop_process, _wait_for_port, free_port
+from hudi_testkit.s3proxy import LOOPBACK, PARENT_POLL_SECONDS, LoopbackServer, _stop_process
 
 # Azurite's published development account (object_store's ``use_emulator`` uses it too).
 AZURITE_ACCOUNT = "devstoreaccount1"
@@ -113,62 +111,12 @@ def serve_azurite(binary: str, port: int, parent_pid: int | None) -> None:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-class _Emulator:
-    what = "emulator"
-
-    def __init__(self) -> None:
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.port: int | None = None
-
-    def _args(self) -> list[str]:
-        raise NotImplementedError
-
-    def start(self, attempts: int = 3) -> str:
-        if self.proc is not None:
-            raise RuntimeError(f"{self.what} already started")
-        for attempt in range(attempts):
-            port = free_port()  # another process may take it first: try again
-            cmd = [sys.executable, "-m", "hudi_testkit.emulators", *self._args()]
-            cmd += ["--port", str(port), "--parent-pid", str(os.getpid())]
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-            try:
-                _wait_for_port(self.proc, port, self.what)
-            except RuntimeError:
-                self.proc = None
-                if attempt == attempts - 1:
-                    raise
-                continue
-            self.port = port
-            return self.url
-        raise AssertionError("unreachable")
-
-    @property
-    def url(self) -> str:
-        if self.port is None:
-            raise RuntimeError(f"{self.what} not started")
-        return f"http://{LOOPBACK}:{self.port}"
-
-    def stop(self) -> None:
-        _stop_process(self.proc)
-        self.proc = None
-        self.port = None
-
-    def __enter__(self) -> _Emulator:
-        if self.proc is None:
-            self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-
-class GcsEmulator(_Emulator):
+class GcsEmulator(LoopbackServer):
     """gcp-storage-emulator on a free loopback port, serving requests on threads;
     ``preload``: buckets made at start, each holding a local directory's files."""
 
     what = "GCS emulator"
+    module = "hudi_testkit.emulators"
 
     def __init__(self, preload: dict[str, Path] | None = None) -> None:
         super().__init__()
@@ -178,10 +126,11 @@ class GcsEmulator(_Emulator):
         return ["--gcs", *(f"--preload={bucket}={root}" for bucket, root in self.preload.items())]
 
 
-class Azurite(_Emulator):
+class Azurite(LoopbackServer):
     """Azurite's Blob service on a free loopback port; ``binary``: ``azurite_binary()``."""
 
     what = "Azurite"
+    module = "hudi_testkit.emulators"
 
     def __init__(self, binary: str) -> None:
         super().__init__()

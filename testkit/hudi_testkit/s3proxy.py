@@ -60,7 +60,7 @@ import urllib.request
 from collections import Counter
 from dataclasses import asdict, dataclass, fields
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 CONTROL_PREFIX = "/__proxy__/"
 # Headers that describe one connection, not the message: never forwarded. Expect
@@ -589,48 +589,56 @@ class S3Proxy:
         self.stop()
 
 
-class MotoServer:
-    """moto in server mode on a free loopback port, in a subprocess that exits with its parent."""
+_Server = TypeVar("_Server", bound="LoopbackServer")
+
+
+class LoopbackServer:
+    """A server in a subprocess (``python -m <module> <args> --port N --parent-pid P``) on a
+    free loopback port, which exits with its parent; a context manager that starts it."""
+
+    what = "server"
+    module = "hudi_testkit.s3proxy"
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
-        self.url: str | None = None
+        self.port: int | None = None
+
+    def _args(self) -> list[str]:
+        raise NotImplementedError
 
     def start(self, attempts: int = 3) -> str:
         if self.proc is not None:
-            raise RuntimeError("moto already started")
+            raise RuntimeError(f"{self.what} already started")
         for attempt in range(attempts):
-            port = free_port()  # another process may take it before moto binds: retry
-            cmd = [
-                sys.executable,
-                "-m",
-                "hudi_testkit.s3proxy",
-                "--moto",
-                "--port",
-                str(port),
-                "--parent-pid",
-                str(os.getpid()),
-            ]
+            port = free_port()  # another process may take it before the server binds: retry
+            cmd = [sys.executable, "-m", self.module, *self._args(), "--port", str(port)]
+            cmd += ["--parent-pid", str(os.getpid())]
             self.proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
             try:
-                _wait_for_port(self.proc, port, "moto server")
+                _wait_for_port(self.proc, port, self.what)
             except RuntimeError:
                 self.proc = None
                 if attempt == attempts - 1:
                     raise
                 continue
-            self.url = f"http://{LOOPBACK}:{port}"
+            self.port = port
             return self.url
         raise AssertionError("unreachable")
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RuntimeError(f"{self.what} not started")
+        return f"http://{LOOPBACK}:{self.port}"
 
     def stop(self) -> None:
         _stop_process(self.proc)
         self.proc = None
-        self.url = None
+        self.port = None
 
-    def __enter__(self) -> MotoServer:
+    def __enter__(self: _Server) -> _Server:
         if self.proc is None:
             self.start()
         return self
@@ -639,6 +647,15 @@ class MotoServer:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+class MotoServer(LoopbackServer):
+    """moto in server mode."""
+
+    what = "moto server"
+
+    def _args(self) -> list[str]:
+        return ["--moto"]
 
 
 if __name__ == "__main__":
