@@ -75,7 +75,8 @@ def serve_gcs(port: int, parent_pid: int | None, preload: list[tuple[str, Path]]
     storage._write_config_to_file = lambda: None
     for bucket, root in preload:
         create_bucket(bucket, storage)
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        files = [Path(d) / f for d, _, names in os.walk(root, followlinks=True) for f in names]
+        for path in sorted(files):
             name = path.relative_to(root).as_posix()
             data = path.read_bytes()
             obj = _make_object_resource(
