@@ -19,10 +19,11 @@ import random
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import fsspec
-import fsspec.asyn
+if TYPE_CHECKING:
+    import fsspec
+
 
 T = TypeVar("T")
 
@@ -118,6 +119,8 @@ def is_transient(exc: BaseException) -> bool:
 def io_loop() -> asyncio.AbstractEventLoop:
     """The process's I/O event loop (fsspec's, on its own daemon thread; made
     anew in a forked child)."""
+    import fsspec.asyn
+
     return fsspec.asyn.get_loop()
 
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import fsspec
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.storage.fetch import IO_TUNABLES, IOTunables
 
@@ -33,6 +31,9 @@ _S3_CLIENT_KEYS = {
 _IGNORED = {"aws_ca_bundle", "aws_allow_http", "allow_http", "aws_virtual_hosted_style_request"}
 
 
+if TYPE_CHECKING:
+    import fsspec
+
 GCS_PROTOCOLS = frozenset({"gs", "gcs"})
 AZURE_PROTOCOLS = frozenset({"abfs", "abfss", "az"})
 
@@ -50,6 +51,8 @@ def open_filesystem(protocol: str, kwargs: dict[str, Any]) -> fsspec.AbstractFil
         from hudi_ray.core.storage.azure import AzureBlobFileSystem
 
         return AzureBlobFileSystem(**kwargs)
+    import fsspec
+
     return fsspec.filesystem(protocol, **kwargs)
 
 

@@ -16,13 +16,11 @@ from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import unquote, urlparse
 
-import fsspec
 import pyarrow as pa
 import pyarrow.fs as pafs
-from fsspec.registry import known_implementations
 
 from hudi_ray.core.exceptions import (
     HudiCoreError,
@@ -43,6 +41,9 @@ from hudi_ray.core.storage.paths import (
     redact_text,
     split_credentials,
 )
+
+if TYPE_CHECKING:  # fsspec loads with a remote store, or a local write: not to read a local table
+    import fsspec
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +98,8 @@ def normalize_base_uri(base_uri: str, *, keep_credentials: bool = False) -> tupl
 
 def _url_kwargs(protocol: str, uri: str) -> dict:
     """What fsspec itself takes from the URI (WebHDFS: host, port, user, password)."""
+    import fsspec
+
     try:
         return dict(fsspec.get_filesystem_class(protocol)._get_kwargs_from_urls(uri))
     except Exception:  # no such filesystem: fsspec.filesystem reports it below
@@ -105,6 +108,8 @@ def _url_kwargs(protocol: str, uri: str) -> dict:
 
 def _missing_filesystem(protocol: str, base_url: str, exc: ImportError) -> HudiMissingExtraError:
     """The error for a URI whose fsspec filesystem is not installed, naming what to install."""
+    from fsspec.registry import known_implementations
+
     # fsspec raises a bare ImportError without a module name; its registry knows the package.
     impl = known_implementations.get(_FS_PROTOCOL.get(protocol.lower(), protocol.lower()), {})
     module = exc.name or str(impl.get("class", "")).split(".")[0] or f"a filesystem for {protocol}://"
@@ -221,7 +226,9 @@ class Storage:
             kwargs = fsspec_kwargs(self.protocol, self.options, self.io)
             if self.protocol.lower() in _URL_ROOTS:
                 kwargs = {**_url_kwargs(fs_protocol, base_uri), **kwargs}
-            self.fs: fsspec.AbstractFileSystem = open_filesystem(fs_protocol, kwargs)
+            self._fs_args = (fs_protocol, kwargs)
+            if not self.is_local:
+                self.__dict__["fs"] = open_filesystem(fs_protocol, kwargs)
         except ImportError as exc:
             raise _missing_filesystem(self.protocol, self.base_url, exc) from exc
         except HudiCoreError:
@@ -251,15 +258,25 @@ class Storage:
     def is_local(self) -> bool:
         return self.protocol == "file"
 
+    @cached_property
+    def fs(self) -> fsspec.AbstractFileSystem:
+        """The fsspec filesystem. An object store's is made with the storage (a missing
+        library is reported there); a local disk's on first use: reads go through ``os``
+        and Arrow, and fsspec's import (a tenth of a second) is for writes."""
+        return open_filesystem(*self._fs_args)
+
     def child(self, rel: str) -> Storage:
         """A storage rooted at ``rel`` below this one, sharing the filesystem."""
         other = object.__new__(Storage)
         other.options = self.options
         other.protocol = self.protocol
         other.root = self.full_path(rel)
-        other.fs = self.fs
+        other._fs_args = self._fs_args
+        if "fs" in self.__dict__:
+            other.__dict__["fs"] = self.fs
         other.io = self.io
-        other.__dict__["fetcher"] = self.fetcher  # one cap on requests (and one count) for the whole table
+        if not self.is_local or "fetcher" in self.__dict__:
+            other.__dict__["fetcher"] = self.fetcher  # one cap on requests (and one count) for the whole table
         return other
 
     def relative(self, rel: str) -> str:
@@ -362,22 +379,22 @@ class Storage:
         path = self.full_path(rel)
         with self._errors("stat", rel):
             if self.is_local:
-                return bool(self.fs.exists(path))
+                return os.path.exists(path)
             return self.fetcher.run(self.fetcher.exists(path))
 
     def size(self, rel: str) -> int:
         if not self.is_local:
             return self.fetcher.run(self.size_async(rel))
         with self._errors("stat", rel):
-            return int(self.fs.size(self.full_path(rel)))
+            return os.stat(self.full_path(rel)).st_size
 
     # -- reading -------------------------------------------------------------
 
     def read_bytes(self, rel: str) -> bytes:
         if not self.is_local:
             return self.fetcher.run(self.read_bytes_async(rel))
-        with self._errors("read", rel):
-            return self.fs.cat_file(self.full_path(rel))
+        with self._errors("read", rel), open(self.full_path(rel), "rb") as f:
+            return f.read()
 
     def read_range(self, rel: str, start: int, end: int) -> bytes:
         """Bytes ``[start, end)`` of a file; negative ``start`` counts from the end."""

@@ -11,8 +11,6 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 from urllib.parse import urlparse
 
-import fsspec
-
 from hudi_ray.cli import inspect, read
 from hudi_ray.cli.output import to_json
 from hudi_ray.cli.progress import is_terminal
@@ -86,7 +84,11 @@ def check_uri(uri: str) -> None:
     if not uri.strip():
         raise UsageError("The table URI is empty")
     scheme = urlparse(uri).scheme
-    if scheme and len(scheme) > 1 and scheme.lower() not in fsspec.available_protocols():
+    if not scheme or len(scheme) == 1 or scheme.lower() == "file":
+        return  # a local path: fsspec need not load
+    import fsspec
+
+    if scheme.lower() not in fsspec.available_protocols():
         raise UsageError(f"Unknown storage scheme {scheme!r} in {redact_text(uri)!r}")
 
 

@@ -264,7 +264,8 @@ filters = [("region", "!=", "nowhere"), ("amount", ">", "0"), ("currency", "IN",
 assert sum(b.num_rows for b in table.read(hudi_ray.HudiReadOptions(filters=filters))) > 0
 assert main(["info", mor]) == 0
 # Not pandas: pyarrow 26 imports it on its first conversion of a Python value (pa.scalar, pa.array).
-heavy = ("numba", "ray", "pyspark", "pyarrow.dataset", "pyarrow.acero")
+# Not fsspec either: a local table is read through os and Arrow.
+heavy = ("numba", "ray", "pyspark", "pyarrow.dataset", "pyarrow.acero", "fsspec")
 assert not loaded(*heavy), f"a filtered copy-on-write read or the CLI's info loaded {loaded(*heavy)}"
 table = hudi_ray.HudiTableBuilder.from_base_uri(mor).build()
 assert sum(b.num_rows for b in table.read()) > 0
@@ -274,7 +275,7 @@ assert "numba" in sys.modules, "a merge-on-read read"
 
 def test_heavy_modules_load_only_when_a_path_needs_them(table_path) -> None:
     """``import hudi_ray`` loads neither pyarrow nor the reader; a filtered copy-on-write
-    read and the CLI's info load no numba, Ray, Spark or pyarrow.dataset
+    read and the CLI's info load no numba, Ray, Spark, pyarrow.dataset or fsspec
     (filters evaluate with compute kernels, not Acero); merge-on-read loads numba."""
     cow = table_path("sample_table/cow/v9_txns_simple_meta")
     mor = table_path("quickstart_trips_table/mor/avro/v8_trips_8i3u1d")  # a slice with Avro log blocks
