@@ -77,7 +77,8 @@ class ColumnTest:
 
 @dataclass(frozen=True)
 class RowPredicate:
-    """An AND of column tests (picklable: plans carry it to reader tasks)."""
+    """An AND of one or more column tests (picklable: plans carry it to reader tasks);
+    no filters make no predicate (``filters_to_predicate`` gives None)."""
 
     tests: tuple[ColumnTest, ...]
 
@@ -86,8 +87,6 @@ class RowPredicate:
 
     def evaluate(self, data: pa.Table) -> pa.ChunkedArray:
         """Per row, true, false or null (a test of a null)."""
-        if not self.tests:
-            return pa.chunked_array([pa.array([True] * data.num_rows, pa.bool_())])
         result = self.tests[0].evaluate(data)
         for test in self.tests[1:]:
             result = pc.and_kleene(result, test.evaluate(data))
