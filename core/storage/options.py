@@ -69,11 +69,11 @@ def fsspec_kwargs(protocol: str, options: Mapping[str, str], io: IOTunables = IO
     if protocol.lower() in GCS_PROTOCOLS:
         from hudi_ray.core.storage.gcs import gcsfs_kwargs
 
-        return gcsfs_kwargs(options)
+        return _without_listings_cache(gcsfs_kwargs(options))
     if protocol.lower() in AZURE_PROTOCOLS:
         from hudi_ray.core.storage.azure import adlfs_kwargs
 
-        return adlfs_kwargs(options)
+        return _without_listings_cache(adlfs_kwargs(options))
     kwargs: dict[str, Any] = {}
     if protocol.lower() in ("s3", "s3a", "s3n"):
         client: dict[str, Any] = {}
@@ -98,8 +98,12 @@ def fsspec_kwargs(protocol: str, options: Mapping[str, str], io: IOTunables = IO
         config.setdefault("read_timeout", io.request_timeout)
         config.setdefault("retries", {"total_max_attempts": 1})
         kwargs["config_kwargs"] = config
-        # s3fs keeps listings per client, and clients are shared by the process:
-        # a table built again must see commits made since, never a cached listing.
-        kwargs.setdefault("use_listings_cache", False)
-        return kwargs
+        return _without_listings_cache(kwargs)
     return dict(options)
+
+
+def _without_listings_cache(kwargs: dict[str, Any]) -> dict[str, Any]:
+    # s3fs, gcsfs and adlfs keep listings per client, and clients are shared by the
+    # process: a table built again must see commits made since, never a cached listing.
+    kwargs.setdefault("use_listings_cache", False)
+    return kwargs

@@ -5,7 +5,9 @@ that exits with its parent.
     python -m hudi_testkit.emulators --azurite BIN --port N --parent-pid P
 
 * ``GcsEmulator``: gcp-storage-emulator (PyPI), in memory. It serves the JSON API gcsfs
-  uses, with ranged reads from an offset, but ignores suffix ranges and page tokens.
+  uses, with ranged reads from an offset, but ignores suffix ranges. Added here: listings
+  in pages (``maxResults``, ``pageToken``), and the XML API's object HEAD and GET with
+  ``ETag`` and ``Last-Modified``, which object_store (Lance) reads objects through.
 * ``Azurite``: Azure's own emulator (npm ``azurite``), the Blob service only, in memory.
   It has no Data Lake (dfs) endpoint; ADLS Gen2 clients read through the Blob API, as
   adlfs and hudi-rs do. ``azurite_binary`` finds it where ``./dev`` installs it.
@@ -17,6 +19,8 @@ Both print nothing once started; ``url`` is where they answer. The S3 proxy
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import os
 import shutil
 import signal
@@ -24,6 +28,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from hudi_testkit.s3proxy import LOOPBACK, PARENT_POLL_SECONDS, LoopbackServer, _stop_process
 
@@ -67,6 +72,7 @@ def serve_gcs(port: int, parent_pid: int | None, preload: list[tuple[str, Path]]
         daemon_threads = True
 
     emulator.server.HTTPServer = Threading  # type: ignore[attr-defined]
+    _serve_pages_and_xml_reads()
     server = emulator.create_server(LOOPBACK, port, in_memory=True)
     storage = server._storage
     # Objects put in directly: an upload rewrites every object's metadata, so thousands
@@ -90,6 +96,81 @@ def serve_gcs(port: int, parent_pid: int | None, preload: list[tuple[str, Path]]
         threading.Thread(target=_exit_with_parent, args=(parent_pid,), daemon=True).start()
     while True:
         time.sleep(3600)
+
+
+def _serve_pages_and_xml_reads() -> None:
+    """Teach gcp-storage-emulator what real GCS does and it does not: page a listing, and
+    answer the XML API's HEAD and GET of an object with the headers object_store needs."""
+    from email.utils import formatdate
+    from http import HTTPStatus
+
+    from gcp_storage_emulator import server as emulator
+    from gcp_storage_emulator.exceptions import NotFound
+    from gcp_storage_emulator.handlers import objects
+
+    def paged_ls(request, response, storage, *args, **kwargs):  # type: ignore[no-untyped-def]
+        objects.ls(request, response, storage, *args, **kwargs)
+        limit = request.query.get("maxResults")
+        if response.status != HTTPStatus.OK or not limit:
+            return
+        listing = json.loads(response._content)
+        # Names and prefixes in one order, as GCS pages them; the token is the last one given.
+        entries = sorted(
+            [(o["name"], "items", o) for o in listing.get("items", [])]
+            + [(name, "prefixes", name) for name in listing.get("prefixes", [])]
+        )
+        token = (request.query.get("pageToken") or [""])[0]
+        entries = [e for e in entries if e[0] > token]
+        page, rest = entries[: int(limit[0])], entries[int(limit[0]) :]
+        out: dict[str, Any] = {"kind": "storage#objects", "items": [], "prefixes": []}
+        for _, kind, value in page:
+            out[kind].append(value)
+        if rest:
+            out["nextPageToken"] = page[-1][0]
+        response.json(out)
+
+    def xml_get(request, response, storage, *args, **kwargs):  # type: ignore[no-untyped-def]
+        objects.download(request, response, storage, *args, **kwargs)
+        try:
+            obj = storage.get_file_obj(request.params["bucket_name"], request.params["object_id"])
+        except NotFound:
+            return
+        response["ETag"] = f'"{obj["etag"]}"'
+        updated = datetime.datetime.fromisoformat(obj["updated"].replace("Z", "+00:00"))
+        response["Last-Modified"] = formatdate(updated.timestamp(), usegmt=True)
+
+    routes = []
+    for regex, handlers in emulator.HANDLERS:
+        handlers = {m: paged_ls if h is objects.ls else h for m, h in handlers.items()}
+        if handlers.get("GET") is objects.download and regex.startswith("^/(?P<bucket_name>"):
+            handlers["GET"] = xml_get
+        routes.append((regex, handlers))
+    emulator.HANDLERS = tuple(routes)
+
+    class HeadersOnly:
+        """A HEAD answers with the GET's status and headers: the first write, not the body."""
+
+        def __init__(self, out: Any) -> None:
+            self.out, self.sent = out, False
+
+        def write(self, data: bytes) -> int:
+            if not self.sent:
+                self.sent = True
+                return self.out.write(data)
+            return len(data)
+
+        def flush(self) -> None:
+            self.out.flush()
+
+    def do_head(handler) -> None:  # type: ignore[no-untyped-def]
+        real = handler.wfile
+        handler.wfile = HeadersOnly(real)
+        try:
+            emulator.Router(handler).handle("GET")
+        finally:
+            handler.wfile = real
+
+    emulator.RequestHandler.do_HEAD = do_head
 
 
 def serve_azurite(binary: str, port: int, parent_pid: int | None) -> None:

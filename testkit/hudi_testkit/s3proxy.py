@@ -27,7 +27,8 @@ cannot contain ``_``, so no S3 request reaches them):
 * ``GET /__proxy__/config``: the settings; ``POST /__proxy__/config`` with a
   JSON object of some of ``latency_ms``, ``slowdown_fraction``, ``slowdown_status``,
   ``drop_fraction``, ``fail_path``, ``fail_status``, ``stall_path``,
-  ``stall_seconds``, ``seed`` (a seed restarts the generator), ``record``;
+  ``stall_seconds``, ``seed`` (a seed restarts the generator), ``record``,
+  ``list_page_size`` (listings come in pages of that many entries);
 * ``GET /__proxy__/requests``: with ``record`` on, a line per request since
   the last reset (method, path, range, outcome, duration).
 
@@ -112,6 +113,9 @@ class ProxyConfig:
     stall_seconds: float = 300.0
     seed: int = 0
     record: bool = False  # keep a line per request (at most MAX_RECORDED), for GET /__proxy__/requests
+    # > 0: every listing is asked for pages of this many entries, so a small directory spans
+    # pages. S3 and Azure sign the query with a shared key: use it unsigned or with a SAS there.
+    list_page_size: int = 0
 
     def updated(self, changes: dict[str, Any]) -> ProxyConfig:
         """A copy with ``changes`` applied; ValueError on an unknown key or a value out of range."""
@@ -131,6 +135,7 @@ class ProxyConfig:
             stall_seconds=float(merged["stall_seconds"]),
             seed=int(merged["seed"]),
             record=bool(merged["record"]),
+            list_page_size=int(merged["list_page_size"]),
         )
         if not 0 <= new.latency_ms <= MAX_LATENCY_MS:
             raise ValueError(f"latency_ms must be within 0..{MAX_LATENCY_MS:g}")
@@ -140,6 +145,8 @@ class ProxyConfig:
             raise ValueError("slowdown_fraction + drop_fraction must not exceed 1")
         if new.fail_status not in ERROR_BODIES or new.slowdown_status not in ERROR_BODIES:
             raise ValueError(f"fail_status and slowdown_status must be among {sorted(ERROR_BODIES)}")
+        if new.list_page_size < 0:
+            raise ValueError("list_page_size must be >= 0")
         if not 0 <= new.stall_seconds <= MAX_STALL_SECONDS:
             raise ValueError(f"stall_seconds must be within 0..{MAX_STALL_SECONDS:g}")
         return new
@@ -212,6 +219,28 @@ class Counters:
 # -- the proxy server (runs in the subprocess) -------------------------------------------------------
 
 
+# Each store's listing, by its query: the page-size parameter and the one that continues a listing.
+LIST_PAGING = (
+    ("list-type", "max-keys", "continuation-token"),  # S3 ListObjectsV2
+    ("comp=list", "maxresults", "marker"),  # Azure Blob List Blobs
+    ("/o?", "maxResults", "pageToken"),  # GCS JSON objects.list
+)
+
+
+def paged(raw_path: str, size: int) -> tuple[str, bool]:
+    """``raw_path`` asking for pages of ``size`` entries if it is a listing, and whether it
+    continues a listing (carries the token of a page before)."""
+    from urllib.parse import parse_qsl, urlencode
+
+    path, _, query = raw_path.partition("?")
+    for marker, size_key, token_key in LIST_PAGING:
+        if marker in raw_path and (marker != "/o?" or path.endswith("/o")):
+            params = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != size_key]
+            continued = any(k == token_key and v for k, v in params)
+            return f"{path}?{urlencode([*params, (size_key, str(size))])}", continued
+    return raw_path, False
+
+
 def request_kind(method: str, path: str, ranged: bool) -> str:
     """``LIST`` for a GET of a bucket (path-style: no key), ``GET range`` for a ranged GET, else the method."""
     if method == "GET":
@@ -244,6 +273,9 @@ class ProxyServer:
             if config.latency_ms:
                 await asyncio.sleep(config.latency_ms / 1000)
             path = request.raw_path
+            if config.list_page_size and request.method == "GET":
+                path, continued = paged(path, config.list_page_size)
+                counters.faults["list_pages_continued"] += continued
             if config.stall_path and config.stall_path in path:
                 counters.faults["stalled"] += 1
                 await asyncio.sleep(config.stall_seconds)
@@ -262,7 +294,7 @@ class ProxyServer:
                 counters.faults["slowdown"] += 1
                 outcome = config.slowdown_status
                 return self.error(request, config.slowdown_status)
-            response = await self.forward(request)
+            response = await self.forward(request, path)
             outcome = response.status
             return response
         finally:
@@ -287,7 +319,7 @@ class ProxyServer:
         kind = "application/json" if body.startswith(b"{") else "application/xml"
         return web.Response(status=status, body=body, content_type=kind)
 
-    async def forward(self, request: Any) -> Any:
+    async def forward(self, request: Any, path: str) -> Any:
         import aiohttp
         from aiohttp import web
         from yarl import URL
@@ -295,7 +327,7 @@ class ProxyServer:
         headers = [(k, v) for k, v in request.headers.items() if k.lower() not in HOP_BY_HOP]
         body = await request.read()
         # encoded=True: the path goes out byte for byte as the client signed it.
-        url = URL(self.upstream + request.raw_path, encoded=True)
+        url = URL(self.upstream + path, encoded=True)
         try:
             async with self.session.request(
                 request.method, url, headers=headers, data=body or None, allow_redirects=False
