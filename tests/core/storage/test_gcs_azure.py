@@ -252,6 +252,27 @@ def test_a_missing_table_is_table_not_found(store: Store) -> None:
         _remote(store, "no-such-table")
 
 
+@pytest.mark.parametrize(
+    "uri",
+    [
+        f"abfss://tables/{MOR}",
+        f"az://tables/{MOR}",
+        f"abfs://tables@{AZURITE_ACCOUNT}.dfs.core.windows.net/{MOR}",
+        f"abfss://tables@{AZURITE_ACCOUNT}.blob.core.windows.net/{MOR}",
+    ],
+)
+def test_every_azure_uri_form_reads_the_table(store: Store, uri: str, table_path: TablePath) -> None:
+    """ADLS Gen2 (``abfss://``, ``container@account.dfs``) and Blob (``az://``) URIs reach the
+    same container, through the Blob API the emulator serves."""
+    if store.name != "azure":
+        pytest.skip("Azure URI forms")
+    options = store.options()
+    if "@" in uri:  # the account comes from the URI
+        options = {k: v for k, v in options.items() if k != "azure_storage_account_name"}
+    remote = HudiTableBuilder.from_base_uri(uri).with_storage_options(options).build()
+    assert _rows(remote.read()) == _rows(HudiTableBuilder.from_base_uri(str(table_path(MOR))).build().read())
+
+
 # -- clients and options -----------------------------------------------------------------------------
 
 
