@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.expr.stats import StatsColumn
+from hudi_ray.core.lazy import lazy_module
 
-_CONVERSION_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError)
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+else:
+    pa = lazy_module("pyarrow")
+    pq = lazy_module("pyarrow.parquet")
+
+# pyarrow's ArrowInvalid, ArrowTypeError and ArrowNotImplementedError, by their Python bases.
+_CONVERSION_ERRORS = (NotImplementedError, TypeError, ValueError)
 
 
 def _scalar(value: object, dtype: pa.DataType) -> pa.Scalar | None:

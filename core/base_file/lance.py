@@ -14,9 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.exceptions import (
     HudiCoreError,
@@ -25,7 +23,13 @@ from hudi_ray.core.exceptions import (
     HudiStorageError,
     HudiUnsupportedError,
 )
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.storage import StorageLike, redact_text
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 INSTALL_HINT = "pip install 'hudi-ray[lance]'"
 

@@ -2,25 +2,34 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
-
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiStorageError
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.storage import StorageLike
 from hudi_ray.core.storage.prefetch import PREFETCH_TUNABLES, FetchedParquet, fetch_parquet, parquet_footer_length
 from hudi_ray.core.util import compiled
 from hudi_ray.core.util.arrow_pool import reader_pool
 from hudi_ray.core.util.pools import cpu_map
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+else:
+    asyncio = lazy_module("asyncio")
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
+    pq = lazy_module("pyarrow.parquet")
 
 
 @contextmanager
@@ -76,7 +85,6 @@ def _threaded(num_rows: int, num_columns: int) -> bool:
 # value; chunks of many distinct values (plain pages once the
 # writer's dictionary overflowed) decode faster value by value.
 _DICTIONARY_BYTES_PER_VALUE = 1
-_TEXT = (pa.string(), pa.binary())
 
 
 def _dictionary_columns(reader: pq.ParquetReader) -> list[str]:
@@ -89,7 +97,8 @@ def _dictionary_columns(reader: pq.ParquetReader) -> list[str]:
     paths = [md.schema.column(i).path for i in range(md.num_columns)]
     chosen = []
     for field in reader.schema_arrow:
-        if field.type not in _TEXT or paths.count(field.name) != 1:
+        text = pa.types.is_string(field.type) or pa.types.is_binary(field.type)
+        if not text or paths.count(field.name) != 1:
             continue
         j = paths.index(field.name)
         chunks = [md.row_group(g).column(j) for g in range(md.num_row_groups)]

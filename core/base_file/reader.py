@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Protocol
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Protocol
 
 from hudi_ray.core.base_file.lance import LanceReader
 from hudi_ray.core.base_file.parquet import FooterCache, ParquetReader
 from hudi_ray.core.exceptions import HudiUnsupportedError
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.storage import StorageLike
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 PARQUET = "parquet"
 LANCE = "lance"

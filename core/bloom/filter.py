@@ -19,12 +19,18 @@ import binascii
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.exceptions import HudiCorruptFileError
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.util import compiled
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+else:
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
 
 # Keys of a Parquet base file's footer metadata.
 FOOTER_KEY = "org.apache.hudi.bloomfilter"

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.exceptions import HudiFilterError
 from hudi_ray.core.expr.columns import check_columns
 from hudi_ray.core.expr.filter import ExprOperator, Filter
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 
 def cast_value(value: str, dtype: pa.DataType, field: str) -> pa.Scalar:

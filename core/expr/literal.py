@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 
 def filter_value_text(value: object) -> str | None:

@@ -8,14 +8,21 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.exceptions import HudiFilterError
 from hudi_ray.core.expr.arrow import cast_value
 from hudi_ray.core.expr.filter import ExprOperator, Filter
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 
 @dataclass(frozen=True)

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
-import pyarrow as pa
-
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file import LogFile
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 # Per column of the base file: its (min, max), each a one-element array of the
 # column's type, or None when the footer does not bound the column.
-ColumnStatsDict: TypeAlias = dict[str, tuple[pa.Array | None, pa.Array | None]]
+ColumnStatsDict: TypeAlias = "dict[str, tuple[pa.Array | None, pa.Array | None]]"
 
 
 def relative_path(partition_path: str, name: str) -> str:
@@ -20,7 +24,7 @@ def relative_path(partition_path: str, name: str) -> str:
     return f"{partition_path}/{name}" if partition_path else name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HudiFileSlice:
     """One version of a file group: its base file and the log files on top.
 
@@ -29,6 +33,8 @@ class HudiFileSlice:
     size when the footer has been read, else the on-disk size. Frozen: slices
     are cached and shared between reads and threads, so a step that learns more
     (footer sizes, column stats) makes a new one with ``dataclasses.replace``.
+    Slotted: planning makes one per file group, and a dict each is a third of
+    the objects the collector walks after planning 20,000 file groups.
     """
 
     file_id: str

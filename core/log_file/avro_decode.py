@@ -22,17 +22,23 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import fastavro
-import numpy as np
-import pyarrow as pa
-
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file import avro_program as prog
 from hudi_ray.core.log_file.avro_program import FieldPlan, SchemaProgram, UnsupportedSchema, build_program
 from hudi_ray.core.schema import avro_to_arrow_schema
 from hudi_ray.core.util.arrow_pool import reader_pool
 from hudi_ray.core.util.compiled import load
+
+if TYPE_CHECKING:
+    import fastavro
+    import numpy as np
+    import pyarrow as pa
+else:
+    fastavro = lazy_module("fastavro")
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
 
 _SYNC = os.urandom(16)
 # Records decoded in one walk span at most this many bytes of the block, so

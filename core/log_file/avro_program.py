@@ -10,10 +10,16 @@ so planning a read costs nothing until a block is decoded.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+else:
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
 
 # Value kinds, both of top-level fields (ops) and of nodes of nested values.
 OP_NULL = 0

@@ -6,19 +6,26 @@ import io
 import struct
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
-
-import fastavro
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiMissingExtraError, HudiSchemaError, HudiUnsupportedError
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file.avro_decode import BlockDecoder, decoder_for
 from hudi_ray.core.log_file.block import BlockType, LogBlock
 from hudi_ray.core.log_file.delete_columnar import DeleteColumns, decode_delete_columns
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
+
+if TYPE_CHECKING:
+    import fastavro
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+else:
+    fastavro = lazy_module("fastavro")
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
+    pq = lazy_module("pyarrow.parquet")
 
 _I32 = struct.Struct(">i")
 
@@ -61,12 +68,20 @@ def _delete_record_list_schema(value_field: Callable[[str], str]) -> dict[str, A
     )
 
 
-DELETE_RECORD_LIST_SCHEMA = _delete_record_list_schema(lambda _: "value")
-# The same layout with each wrapper's field named after the wrapper: field
-# names are not in the bytes, so it decodes the same data, and the decoded
-# ``{"IntWrapper": 0}`` says which wrapper it was without fastavro's
-# record-name tuples (which double the decode time).
-_DELETE_DECODE_SCHEMA = _delete_record_list_schema(lambda wrapper: wrapper)
+@cache
+def _delete_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Hudi's layout, and the same layout with each wrapper's field named after the
+    wrapper: field names are not in the bytes, so it decodes the same data, and the
+    decoded ``{"IntWrapper": 0}`` says which wrapper it was without fastavro's
+    record-name tuples (which double the decode time). Parsed on first use: fastavro
+    loads with the first delete block, not with planning."""
+    return _delete_record_list_schema(lambda _: "value"), _delete_record_list_schema(lambda wrapper: wrapper)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DELETE_RECORD_LIST_SCHEMA":
+        return _delete_schemas()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -192,7 +207,7 @@ def decode_delete_columns_of(block: LogBlock) -> DeleteColumns:
 def decode_delete_block(block: LogBlock) -> DeleteRecords:
     payload = bytes(_delete_payload(block))
     try:
-        datum: Any = fastavro.schemaless_reader(io.BytesIO(payload), _DELETE_DECODE_SCHEMA, None)
+        datum: Any = fastavro.schemaless_reader(io.BytesIO(payload), _delete_schemas()[1], None)
     except Exception as exc:  # fastavro decode errors
         raise HudiCorruptFileError(f"Cannot decode {block.where()}: {exc}") from exc
     records = datum["deleteRecordList"]

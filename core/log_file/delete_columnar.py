@@ -11,13 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file import avro_program as prog
 from hudi_ray.core.log_file.avro_decode import kernels
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+else:
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
 
 # Union branches of ``orderingVal`` (0 is null), in the order of
 # ``content._WRAPPERS``, and the bytes a value of each takes.
@@ -26,8 +31,8 @@ _VARINT = frozenset((_INT, _LONG, _DATE, _TIME, _TIMESTAMP))
 # Branches whose values come out in one Arrow type, as ``pyarrow.array`` infers
 # it from the values fastavro decodes. Booleans, decimals and times (which
 # fastavro gives as ``Decimal`` and ``datetime.time``) are left to it.
-_KINDS = {b: pa.int64() for b in (_INT, _LONG, _DATE, _TIMESTAMP)}
-_KINDS.update({_FLOAT: pa.float64(), _DOUBLE: pa.float64(), _STRING: pa.string(), _BYTES: pa.binary()})
+_KINDS = {b: "int64" for b in (_INT, _LONG, _DATE, _TIMESTAMP)}
+_KINDS.update({_FLOAT: "float64", _DOUBLE: "float64", _STRING: "string", _BYTES: "binary"})
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,10 @@ def decode_delete_columns(payload: bytes | memoryview) -> DeleteColumns | None:
             ordering[b] = (rows, pa.array(values[rows].view(np.float64)))
         elif b in (_STRING, _BYTES):
             all_valid = np.ones(len(rows), dtype=bool)
-            ordering[b] = (rows, _text(k, buf, value_at[rows], value_len[rows], all_valid, _KINDS[b]))
+            ordering[b] = (
+                rows,
+                _text(k, buf, value_at[rows], value_len[rows], all_valid, pa.type_for_alias(_KINDS[b])),
+            )
     # The writer's "no ordering value" default is an Integer 0; as in Apache
     # Hudi (``OrderingValues.isDefault``), a Long 0 is a real ordering value.
     ct = branch == 0
@@ -102,7 +110,7 @@ def decode_delete_columns(payload: bytes | memoryview) -> DeleteColumns | None:
         rows, ints = ordering[_INT]
         ct[rows[ints.to_numpy() == 0]] = True
     real = {b for b, (rows, _) in ordering.items() if not ct[rows].all()}
-    kinds = {_KINDS[b] for b in real}
+    kinds = {pa.type_for_alias(_KINDS[b]) for b in real}
     if len(kinds) > 1:
         return None
     kind = kinds.pop() if kinds else pa.int64()

@@ -3,12 +3,18 @@ its base file's."""
 
 from __future__ import annotations
 
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiUnsupportedError
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file.block import BlockType
 from hudi_ray.core.log_file.content import decode_avro_block, decode_parquet_block
 from hudi_ray.core.log_file.reader import read_log_blocks
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 KEY_FIELD = "_hoodie_record_key"
 # Blocks holding no record a read returns: corrupt ones are skipped as Hudi skips them.

@@ -11,16 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.merge.config import MergeConfig, MergeMode
 from hudi_ray.core.schema import conform_table, one_array
 from hudi_ray.core.util.arrow_pool import reader_pool
 from hudi_ray.core.util.compiled import load
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 RECORD_KEY = "_hoodie_record_key"
 IS_DELETED = "_hoodie_is_deleted"
@@ -253,9 +259,6 @@ def _key_codes(log_keys: pa.Array, base_keys: pa.Array | None) -> _KeyCodes:
     return _KeyCodes(log=log, base=base, count=count)
 
 
-_NO_BYTES = np.zeros(0, dtype=np.uint8)
-
-
 def _codes(n: int) -> np.ndarray:
     """An int64 array of ``n`` in memory of the reader's Arrow pool (``arrow_pool``), not numpy's."""
     return np.frombuffer(pa.allocate_buffer(8 * n, memory_pool=reader_pool()), dtype=np.int64)
@@ -265,17 +268,21 @@ def _string_buffers(keys: pa.Array | None) -> tuple[np.ndarray, np.ndarray, np.n
     """(offsets as int64, data bytes, validity as a byte per key or empty when
     no key is null) of text or binary keys; none at all for None."""
     if keys is None:
-        return np.zeros(1, dtype=np.int64), _NO_BYTES, _NO_BYTES
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.uint8)
     if not (pa.types.is_string(keys.type) or pa.types.is_large_string(keys.type) or pa.types.is_binary(keys.type)):
         keys = keys.cast(pa.large_string())
     _, offsets, data = keys.buffers()
     width = np.int64 if pa.types.is_large_string(keys.type) else np.int32
     n = len(keys)
     starts = np.frombuffer(offsets, dtype=width, count=n + 1, offset=keys.offset * np.dtype(width).itemsize)
-    valid = _NO_BYTES
+    valid = np.zeros(0, dtype=np.uint8)
     if keys.null_count:
         valid = np.asarray(keys.is_valid().to_numpy(zero_copy_only=False), dtype=np.uint8)
-    return starts.astype(np.int64), _NO_BYTES if data is None else np.frombuffer(data, dtype=np.uint8), valid
+    return (
+        starts.astype(np.int64),
+        np.zeros(0, dtype=np.uint8) if data is None else np.frombuffer(data, dtype=np.uint8),
+        valid,
+    )
 
 
 def _winner_rows(narrow: pa.Table, codes: _KeyCodes, cfg: MergeConfig) -> np.ndarray:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.base_file import FooterCache
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.config.tunables import PLANNING_TUNABLES
 from hudi_ray.core.expr import Filter, check_columns
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.merge import MergeConfig, resolve_merge_config
 from hudi_ray.core.merge.merger import RECORD_KEY
 from hudi_ray.core.partition import Partitioner
@@ -19,6 +19,11 @@ from hudi_ray.core.schema import avro_to_arrow_schema, meta_fields_schema
 from hudi_ray.core.schema.avro import META_FIELDS, parse_avro_schema
 from hudi_ray.core.storage import Storage, StorageLike
 from hudi_ray.core.timeline import HudiTimeline
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 
 @dataclass
@@ -118,7 +123,7 @@ class TableContext:
     @property
     def partitioner(self) -> Partitioner:
         if self._partitioner is None:
-            self._partitioner = Partitioner(self.config, self.data_schema)
+            self._partitioner = Partitioner(self.config, lambda: self.data_schema)
         return self._partitioner
 
     def __getstate__(self) -> dict:

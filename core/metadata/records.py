@@ -7,13 +7,18 @@ import uuid
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
-
-import fastavro
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.exceptions import HudiCorruptFileError
 from hudi_ray.core.expr.stats import ColumnStats
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import fastavro
+    import pyarrow as pa
+else:
+    fastavro = lazy_module("fastavro")
+    pa = lazy_module("pyarrow")
 
 TYPE_PARTITION_LIST = 1
 TYPE_FILES = 2

@@ -21,14 +21,19 @@ import datetime as dt
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError, HudiFilterError
 from hudi_ray.core.expr.arrow import cast_value
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import metadata_path_problem
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 SECONDARY_INDEX_PREFIX = "secondary_index_"
 INDEX_DEFS_KEY = "hoodie.table.index.defs.path"

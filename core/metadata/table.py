@@ -9,15 +9,14 @@ import logging
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiUnsafePathError
 from hudi_ray.core.expr.stats import ColumnStats
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, snapshot_visibility
 from hudi_ray.core.hfile import HFileReader
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file import BlockType, LogBlock, LogScanner, read_log_blocks
 from hudi_ray.core.log_file.content import decode_delete_block
 from hudi_ray.core.metadata import hashing, secondary_index
@@ -41,6 +40,11 @@ from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.storage.paths import check_file_name, check_metadata_path
 from hudi_ray.core.timeline import HudiTimeline
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +93,7 @@ class MetadataTable:
 
     def __post_init__(self) -> None:
         self._view = FileSystemView(
-            self.storage, self.config, self.timeline, lambda: Partitioner(self.config, pa.schema([]))
+            self.storage, self.config, self.timeline, lambda: Partitioner(self.config, lambda: pa.schema([]))
         )
         self._valid = self._valid_instants()
 

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
-
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.exceptions import HudiSchemaError
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 PARTITION_PATH_FIELD = "_hoodie_partition_path"
 _HIVE_DEFAULT = "__HIVE_DEFAULT_PARTITION__"
@@ -23,24 +30,38 @@ class Partitioner:
     partitions are described by the partition path itself.
     """
 
-    def __init__(self, config: TableConfig, table_schema: pa.Schema) -> None:
+    def __init__(self, config: TableConfig, table_schema: pa.Schema | Callable[[], pa.Schema]) -> None:
         self.config = config
         self.fields = [] if config.is_nonpartitioned else config.partition_fields
         self.hive_style = config.is_hive_style
         self.urlencoded = config.is_partition_path_urlencoded
         self.by_path = config.is_timestamp_keygen and bool(self.fields)
+        # Listing partitions needs only their layout; the typed schema (and the table
+        # schema it comes from) is worked out when values are first parsed or pruned on.
+        self._table_schema = table_schema
+
+    @cached_property
+    def schema(self) -> pa.Schema:
+        """The partition fields with their types in the table schema."""
         if self.by_path:
-            self.schema = pa.schema([pa.field(PARTITION_PATH_FIELD, pa.string(), nullable=False)])
-        else:
-            out = []
-            for name in self.fields:
-                idx = table_schema.get_field_index(name)
-                if idx < 0:
-                    raise HudiSchemaError(
-                        f"Partition field {name!r} (hoodie.table.partition.fields) is not in the table schema"
-                    )
-                out.append(table_schema.field(idx))
-            self.schema = pa.schema(out)
+            return pa.schema([pa.field(PARTITION_PATH_FIELD, pa.string(), nullable=False)])
+        table_schema = self._table_schema() if callable(self._table_schema) else self._table_schema
+        out = []
+        for name in self.fields:
+            idx = table_schema.get_field_index(name)
+            if idx < 0:
+                raise HudiSchemaError(
+                    f"Partition field {name!r} (hoodie.table.partition.fields) is not in the table schema"
+                )
+            out.append(table_schema.field(idx))
+        return pa.schema(out)
+
+    def __getstate__(self) -> dict:
+        # A copy elsewhere (a Ray worker) gets the worked-out schema, not the closure over the table.
+        state = self.__dict__.copy()
+        state["schema"] = self.schema
+        state["_table_schema"] = None
+        return state
 
     @property
     def is_partitioned(self) -> bool:

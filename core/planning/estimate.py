@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import pyarrow.parquet as pq
-
 from hudi_ray.core.base_file import (
     LANCE,
     FooterCache,
@@ -35,7 +33,13 @@ from hudi_ray.core.timeline import HudiTimeline
 if TYPE_CHECKING:
     from hudi_ray.core.meta_client.context import TableContext
     from hudi_ray.core.metadata import MetadataTable
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.util.pools import io_map
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
+else:
+    pq = lazy_module("pyarrow.parquet")
 
 log = logging.getLogger(__name__)
 

@@ -12,10 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
-
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from hudi_ray.core.base_file import (
     LANCE,
@@ -42,6 +39,7 @@ from hudi_ray.core.expr import Filter
 from hudi_ray.core.expr.arrow import prune_partitions
 from hudi_ray.core.expr.stats import may_match, may_match_each
 from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file.keys import data_block_keys
 from hudi_ray.core.metadata import BLOOM_FILTERS, COLUMN_STATS, MetadataTable
 from hudi_ray.core.partition import Partitioner
@@ -50,6 +48,13 @@ from hudi_ray.core.planning.record_index import RecordIndexGuard, key_lookup
 from hudi_ray.core.planning.secondary_index import SecondaryIndexes, SecondaryIndexVerdict
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.util.pools import io_map
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 log = logging.getLogger(__name__)
 

@@ -30,10 +30,7 @@ import logging
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.base_file import LANCE, PARQUET, base_file_format, base_file_reader, parse_base_file_name
 from hudi_ray.core.config import TableConfig
@@ -41,6 +38,7 @@ from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.expr.stats import ColumnStats, may_match
 from hudi_ray.core.file_group import HudiFileSlice, parse_log_file_name
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file.keys import data_block_keys
 from hudi_ray.core.metadata import BOOTSTRAP_PREFIX, COLUMN_STATS, RECORD_INDEX, MetadataTable, RecordLocation
 from hudi_ray.core.metadata.hashing import column_stats_key
@@ -52,6 +50,15 @@ from hudi_ray.core.timeline.timeline import archive_errors
 from hudi_ray.core.timeline.write_files import WriteFiles
 from hudi_ray.core.util.locks import FreshLock
 from hudi_ray.core.util.pools import io_map
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 log = logging.getLogger(__name__)
 

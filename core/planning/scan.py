@@ -14,8 +14,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.config import HudiReadConfig as R
 from hudi_ray.core.config import PlanningTunables
@@ -23,6 +22,7 @@ from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiHistoryError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
 from hudi_ray.core.incremental.ranges import archive_gone, cleaned_gap, fallback_enabled, with_history
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.meta_client.context import TableContext
 from hudi_ray.core.metadata import BLOOM_FILTERS, RECORD_INDEX, SECONDARY_INDEX_PREFIX, MetadataTable
 from hudi_ray.core.metadata.secondary_index import INDEX_DEFS_KEY
@@ -43,6 +43,11 @@ from hudi_ray.core.planning.secondary_index import SecondaryIndexes
 from hudi_ray.core.query.read_options import HudiQueryType
 from hudi_ray.core.query.request import ReadRequest
 from hudi_ray.core.timeline.timestamps import START_OF_TIME
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +84,7 @@ class TableSources:
 
     def _partitioner(self) -> Partitioner:
         if not self.context.timeline.has_schema():
-            return Partitioner(self.context.config, pa.schema([]))  # nothing written, nothing to partition
+            return Partitioner(self.context.config, lambda: pa.schema([]))  # nothing written, nothing to partition
         return self.context.partitioner
 
     def metadata_table(self) -> MetadataTable | None:
@@ -115,6 +120,8 @@ class TableSources:
 
     def data_filters(self, filters: list[Filter]) -> list[Filter]:
         """Filters on data columns (partition fields are pruned by partition values)."""
+        if not filters:
+            return []
         partition_fields = set(self.context.partitioner.schema.names)
         return [f for f in filters if f.field not in partition_fields]
 
@@ -146,8 +153,9 @@ class Scan:
             # Base files only: log-only file groups have nothing to show.
             slices = [dataclasses.replace(s, log_file_names=[], log_file_sizes=[]) for s in slices if s.base_file_name]
         self.explain.add("file slices", len(partitions), len(slices))
-        for pruner in self._file_pruners(mdt):
-            slices = pruner.prune(slices, self.explain)
+        if self.request.filters:  # every file pruner keeps all without filters
+            for pruner in self._file_pruners(mdt):
+                slices = pruner.prune(slices, self.explain)
         return dataclasses.replace(found, slices=slices)
 
     def _partitions(self, mdt: MetadataTable | None) -> list[str]:

@@ -24,18 +24,23 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.expr import ExprOperator, Filter
 from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.metadata import RECORD_INDEX, MetadataTable, SecondaryIndexDefinition
 from hudi_ray.core.metadata.secondary_index import definitions, stored_value
 from hudi_ray.core.planning.record_index import KeyLookup, RecordIndexGuard
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.util.locks import FreshLock
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 log = logging.getLogger(__name__)
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Iterator, Mapping
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.base_file import ParquetReader, footer_bounds
 from hudi_ray.core.config import TableConfig
@@ -15,10 +13,18 @@ from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.file_group.file_slice import ColumnStatsDict
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.meta_client.context import TableContext
 from hudi_ray.core.query.read_options import HudiQueryType
 from hudi_ray.core.query.request import ReadRequest
 from hudi_ray.core.util.pools import io_map
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+else:
+    pa = lazy_module("pyarrow")
+    pq = lazy_module("pyarrow.parquet")
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +42,7 @@ def footers_decide(config: TableConfig, request: ReadRequest, data_filters: list
     return bool(data_filters)
 
 
-class FooterColumnStats(Mapping[str, tuple[pa.Array | None, pa.Array | None]]):
+class FooterColumnStats(Mapping[str, "tuple[pa.Array | None, pa.Array | None]"]):
     """A base file's ``base_file_column_stats``, worked out from its footer
     the first time they are looked at: most callers of ``get_file_slices``
     never do, and bounds of every column cost more than reading the footer.

@@ -8,12 +8,17 @@ group reader builds it once per read and keeps it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.base_file import base_file_instant
 from hudi_ray.core.expr import ExprOperator, Filter, RowPredicate, check_columns, column_test, filters_to_predicate
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.query.read_options import HudiReadOptions
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 COMMIT_TIME = "_hoodie_commit_time"
 

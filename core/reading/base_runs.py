@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.exceptions import HudiSchemaError
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.query.selection import ReadSelection
 from hudi_ray.core.schema import conform_table
 from hudi_ray.core.util.arrow_pool import reader_pool
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 # Rows of a run; a larger file goes alone (joining would only copy it).
 RUN_ROWS = 1 << 16

@@ -8,12 +8,12 @@ line of stages every slice goes through).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.config import io_tunables
 from hudi_ray.core.config.keys import is_read_config
 from hudi_ray.core.file_group import HudiFileSlice, Visibility
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.meta_client import TableContext
 from hudi_ray.core.query import DEFAULT_BATCH_SIZE, CommitRange, HudiReadOptions, options_key
 from hudi_ray.core.reading.base_runs import one_batch
@@ -22,6 +22,11 @@ from hudi_ray.core.reading.slice_reader import SliceReader
 from hudi_ray.core.reading.stream import HudiRecordBatchStream
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import move_credentials
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 __all__ = ["HudiFileGroupReader", "split_options"]
 

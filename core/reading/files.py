@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping, Sequence
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.base_file import BaseFileReader, base_file_format, base_file_reader
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiUnsupportedError
 from hudi_ray.core.file_group import Visibility, parse_base_file_name
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file import BlockType, LogScanner, read_log_blocks
 from hudi_ray.core.log_file.content import DATA_DECODERS, data_block_columns, decode_delete_columns_of
 from hudi_ray.core.merge import LogRecords, MergeConfig
@@ -28,6 +28,11 @@ from hudi_ray.core.schema.arrow import check_missing_columns
 from hudi_ray.core.schema.required import RequiredColumns
 from hudi_ray.core.storage import StorageLike
 from hudi_ray.core.timeline import HudiTimeline
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 
 def _commit_schemas(timeline: HudiTimeline) -> list[tuple[str, str | None]]:

@@ -18,21 +18,27 @@ reports any failure with the core's usual error.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import logging
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
-from typing import TypeVar
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, TypeVar
 
 from hudi_ray.core.base_file import is_parquet
 from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.reading.slice_reader import SliceReader
 from hudi_ray.core.storage import FetchedFiles, FetchedParquet, PrefetchingStorage, StorageLike, fetch_parquet
 from hudi_ray.core.util.pools import pipeline_workers
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import pyarrow as pa
+else:
+    asyncio = lazy_module("asyncio")
+    pa = lazy_module("pyarrow")
 
 log = logging.getLogger(__name__)
 

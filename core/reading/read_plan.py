@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, TypeVar
 
 from hudi_ray.core.base_file import ParquetReader, is_parquet
 from hudi_ray.core.config.tunables import ReadTunables
 from hudi_ray.core.file_group import HudiFileSlice, Visibility
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.meta_client import TableContext
 from hudi_ray.core.planning import Estimator, SliceEstimate
 from hudi_ray.core.query import DEFAULT_BATCH_SIZE, HudiQueryType, HudiReadOptions, ReadSelection
@@ -30,6 +29,11 @@ from hudi_ray.core.reading.slice_reader import SliceReader, merges
 from hudi_ray.core.reading.stream import HudiRecordBatchStream
 from hudi_ray.core.storage import StorageLike
 from hudi_ray.core.util.collection import SMALL_GROUP_BYTES, group_small
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 R = TypeVar("R")
 

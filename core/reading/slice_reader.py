@@ -24,16 +24,21 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.file_group import HudiFileSlice, Visibility, snapshot_visibility
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.merge import MergeConfig, MergeMode, apply_merge, compared_columns, decide_merge
 from hudi_ray.core.query import CommitRange, HudiReadOptions, ReadSelection
 from hudi_ray.core.query.selection import instant_of
 from hudi_ray.core.reading import base_runs
 from hudi_ray.core.reading.base_runs import BaseRead, finish_run, one_batch
 from hudi_ray.core.reading.files import SliceFiles
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 log = logging.getLogger(__name__)
 

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 
 class HudiRecordBatchStream:

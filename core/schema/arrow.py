@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping
-
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.exceptions import HudiSchemaError
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.schema.avro import META_FIELDS
 from hudi_ray.core.util.arrow_pool import reader_pool
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 
 def meta_fields_schema() -> pa.Schema:

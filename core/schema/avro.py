@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from typing import Any, NoReturn
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hudi_ray.core.exceptions import HudiSchemaError
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 META_FIELDS = (
     "_hoodie_commit_time",
@@ -18,15 +23,18 @@ META_FIELDS = (
     "_hoodie_file_name",
 )
 
-_PRIMITIVES: dict[str, pa.DataType] = {
-    "boolean": pa.bool_(),
-    "int": pa.int32(),
-    "long": pa.int64(),
-    "float": pa.float32(),
-    "double": pa.float64(),
-    "bytes": pa.binary(),
-    "string": pa.string(),
-}
+
+@functools.cache
+def _primitives() -> dict[str, pa.DataType]:
+    return {
+        "boolean": pa.bool_(),
+        "int": pa.int32(),
+        "long": pa.int64(),
+        "float": pa.float32(),
+        "double": pa.float64(),
+        "bytes": pa.binary(),
+        "string": pa.string(),
+    }
 
 
 def parse_avro_schema(text: str, where: str) -> dict[str, Any]:
@@ -129,8 +137,8 @@ class _Converter:
             dtype, inner_nullable = self.field_type(branches[0], namespace, path)
             return dtype, nullable or inner_nullable
         if isinstance(schema, str):
-            if schema in _PRIMITIVES:
-                return _PRIMITIVES[schema], False
+            if schema in _primitives():
+                return _primitives()[schema], False
             if schema == "null":
                 return pa.null(), True
             named = self.named.get(schema) or (namespace and self.named.get(f"{namespace}.{schema}"))
@@ -169,7 +177,7 @@ class _Converter:
             values = self._attr(schema, "values", path)
             value, value_null = self.field_type(values, namespace, f"{path}.value")
             return pa.map_(pa.field("key", pa.string(), nullable=False), pa.field("value", value, value_null)), False
-        if isinstance(typ, str) and typ in _PRIMITIVES:
+        if isinstance(typ, str) and typ in _primitives():
             return _logical(typ, logical, schema, self, path), False
         if isinstance(typ, (dict, list)) or (isinstance(typ, str) and typ in self.named):
             return self.field_type(typ, namespace, path)
@@ -239,7 +247,7 @@ def _logical(typ: str, logical: str | None, schema: dict[str, Any], conv: _Conve
             return pa.timestamp("us")
         if logical == "local-timestamp-nanos":
             return pa.timestamp("ns")
-    return _PRIMITIVES[typ]
+    return _primitives()[typ]
 
 
 def avro_to_arrow_schema(schema: dict[str, Any] | str, where: str = "schema") -> pa.Schema:

@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.fs as pafs
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.fs as pafs
+else:
+    pa = lazy_module("pyarrow")
+    pafs = lazy_module("pyarrow.fs")
 
 
 class RangeFile:

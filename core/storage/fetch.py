@@ -12,7 +12,6 @@ any other failure, or the last try's, reaches the caller as it was raised.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import inspect
 import random
@@ -23,6 +22,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     import fsspec
+
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import asyncio
+else:
+    asyncio = lazy_module("asyncio")
 
 
 T = TypeVar("T")

@@ -13,20 +13,27 @@ discarded when its slice is read.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import threading
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import pyarrow as pa
-import pyarrow.fs as pafs
-import pyarrow.parquet as pq
-
-from hudi_ray.core.storage.arrow_files import OverlayHandler, RangeFile
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.storage.fetch import IOTunables
 from hudi_ray.core.storage.storage import FileInfo, Storage, StorageLike
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import pyarrow as pa
+    import pyarrow.fs as pafs
+    import pyarrow.parquet as pq
+else:
+    asyncio = lazy_module("asyncio")
+    pa = lazy_module("pyarrow")
+    pafs = lazy_module("pyarrow.fs")
+    pq = lazy_module("pyarrow.parquet")
 
 T = TypeVar("T")
 
@@ -220,6 +227,8 @@ class PrefetchingStorage:
             self.fallback_reads += 1
             return self._inner.read_range(fetched.rel, start, end)
 
+        from hudi_ray.core.storage.arrow_files import RangeFile
+
         return pa.PythonFile(RangeFile(fetched.size, fetched.starts, fetched.blobs, fallback), mode="r")
 
     # -- served here -----------------------------------------------------------
@@ -235,6 +244,8 @@ class PrefetchingStorage:
     @property
     def arrow_fs(self) -> pafs.FileSystem:
         if self._overlay is None:
+            from hudi_ray.core.storage.arrow_files import OverlayHandler
+
             self._overlay = pafs.PyFileSystem(OverlayHandler(self._open_fetched, self._inner.arrow_fs))
         return self._overlay
 

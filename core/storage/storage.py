@@ -7,7 +7,6 @@ fsspec handler otherwise.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import os
 import re
@@ -19,9 +18,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import unquote, urlparse
 
-import pyarrow as pa
-import pyarrow.fs as pafs
-
 from hudi_ray.core.exceptions import (
     HudiCoreError,
     HudiFileNotFoundError,
@@ -29,7 +25,6 @@ from hudi_ray.core.exceptions import (
     HudiStorageError,
     HudiUnsafePathError,
 )
-from hudi_ray.core.storage.arrow_files import OverlayHandler, RangeFile
 from hudi_ray.core.storage.fetch import IO_TUNABLES, Fetcher, IOTunables, RequestFailed
 from hudi_ray.core.storage.options import AZURE_PROTOCOLS, fsspec_kwargs, open_filesystem
 from hudi_ray.core.storage.paths import (
@@ -44,6 +39,18 @@ from hudi_ray.core.storage.paths import (
 
 if TYPE_CHECKING:  # fsspec loads with a remote store, or a local write: not to read a local table
     import fsspec
+
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import pyarrow as pa
+    import pyarrow.fs as pafs
+else:
+    asyncio = lazy_module("asyncio")
+    pa = lazy_module("pyarrow")
+    pafs = lazy_module("pyarrow.fs")
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,23 +346,26 @@ class Storage:
         return [self._info(rel, e) for e in entries if e["name"].rstrip("/") != path]
 
     def _list_local(self, rel: str, path: str) -> list[FileInfo]:
-        # Arrow's listing stats in C++, without fsspec's per-entry dicts: a
-        # third of the time on partitions of thousands of small files.
+        # os.scandir, without fsspec's per-entry dicts (a third of the time on partitions
+        # of thousands of small files) or the import of pyarrow a plan does not need.
+        prefix = rel.strip("/")
         with self._errors("list", rel, "Directory not found"):
             try:
-                infos = self.arrow_fs.get_file_info(pafs.FileSelector(path))
+                with os.scandir(path) as entries:
+                    out = []
+                    for e in entries:
+                        is_dir = e.is_dir()
+                        out.append(
+                            FileInfo(
+                                name=e.name,
+                                path=f"{prefix}/{e.name}" if prefix else e.name,
+                                size=0 if is_dir else e.stat().st_size,
+                                is_dir=is_dir,
+                            )
+                        )
             except NotADirectoryError:
                 return []  # as fsspec lists a file: nothing below it
-        prefix = rel.strip("/")
-        return [
-            FileInfo(
-                name=info.base_name,
-                path=f"{prefix}/{info.base_name}" if prefix else info.base_name,
-                size=int(info.size or 0),
-                is_dir=info.type == pafs.FileType.Directory,
-            )
-            for info in infos
-        ]
+        return out
 
     async def list_dir_async(self, rel: str = "") -> list[FileInfo]:
         if self.is_local:
@@ -518,6 +528,8 @@ class Storage:
     def arrow_fs(self) -> pafs.FileSystem:
         if self.is_local:
             return pafs.LocalFileSystem()
+        from hudi_ray.core.storage.arrow_files import OverlayHandler
+
         # Files open over the fetcher (its timeouts and retries); only listing goes to fsspec's handler.
         return pafs.PyFileSystem(OverlayHandler(self._open_remote, pafs.PyFileSystem(pafs.FSSpecHandler(self.fs))))
 
@@ -525,6 +537,8 @@ class Storage:
         prefix = self.root + "/"
         rel = path[len(prefix) :] if path.startswith(prefix) else path
         size = self.size(rel)
+        from hudi_ray.core.storage.arrow_files import RangeFile
+
         return pa.PythonFile(RangeFile(size, [], [], lambda start, end: self.read_range(rel, start, end)), mode="r")
 
     def arrow_path(self, rel: str) -> str:

@@ -13,14 +13,13 @@ import json
 import logging
 import os
 from collections.abc import Mapping
-from typing import TypeVar
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, TypeVar
 
 from hudi_ray.core.config import HudiReadConfig, io_tunables, is_read_config, warn_unknown_keys
 from hudi_ray.core.exceptions import HudiConfigError, HudiUnsupportedError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.incremental.ranges import IncrementalRange, fallback_enabled, next_range
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.meta_client.context import TableContext
 from hudi_ray.core.planning.estimate import table_stats
 from hudi_ray.core.planning.explain import NoExplain, PlanExplain
@@ -36,6 +35,11 @@ from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import move_credentials
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.util.collector import collector_paused
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 log = logging.getLogger(__name__)
 

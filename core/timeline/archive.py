@@ -25,16 +25,12 @@ fails).
 
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
 import re
 import threading
 from collections.abc import Collection, Sequence
-from typing import Any
-
-import fastavro
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.config import TableConfig
 from hudi_ray.core.config.keys import HudiTableConfig as K
@@ -44,6 +40,7 @@ from hudi_ray.core.exceptions import (
     HudiTimelineError,
     HudiUnsafePathError,
 )
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import check_file_name, metadata_path_problem
 from hudi_ray.core.timeline.archive_layouts import (
@@ -62,6 +59,16 @@ from hudi_ray.core.timeline.lsm_file import LsmFile
 from hudi_ray.core.timeline.metadata import decode_instant_metadata
 from hudi_ray.core.timeline.write_files import WriteFiles, extract
 from hudi_ray.core.util.pools import io_map
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import fastavro
+    import numpy as np
+else:
+    asyncio = lazy_module("asyncio")
+    fastavro = lazy_module("fastavro")
+    np = lazy_module("numpy")
 
 log = logging.getLogger(__name__)
 

@@ -12,20 +12,25 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
-
-import fastavro
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.exceptions import (
     HudiCoreError,
     HudiCorruptFileError,
     HudiSchemaError,
 )
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file import BlockType, LogBlock, read_log_blocks
 from hudi_ray.core.log_file.content import decode_avro_block
 from hudi_ray.core.timeline.commit_avro import Reader, value_reader
 from hudi_ray.core.timeline.lsm_file import LsmFile
+
+if TYPE_CHECKING:
+    import fastavro
+    import pyarrow as pa
+else:
+    fastavro = lazy_module("fastavro")
+    pa = lazy_module("pyarrow")
 
 
 @dataclass(frozen=True, slots=True)

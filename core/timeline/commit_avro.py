@@ -22,9 +22,14 @@ import struct
 import zlib
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import fastavro
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import fastavro
+else:
+    fastavro = lazy_module("fastavro")
 
 # (value, position after it) of the value at a position.
 Reader = Callable[[bytes, int], tuple[Any, int]]

@@ -10,16 +10,24 @@ whole files.
 
 from __future__ import annotations
 
-import asyncio
 import struct
 import threading
 from collections.abc import Collection
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiStorageError
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.storage import Storage, parquet_chunk_ranges
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+else:
+    asyncio = lazy_module("asyncio")
+    pa = lazy_module("pyarrow")
+    pq = lazy_module("pyarrow.parquet")
 
 # Bytes read from each end of a file first: the index columns of a file of a few
 # thousand instants, and its footer.

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import fastavro
+import orjson
 
 from hudi_ray.core.exceptions import HudiTimelineError
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.timeline.commit_avro import Unsupported, decode_commit_record
+
+if TYPE_CHECKING:
+    import fastavro
+else:
+    fastavro = lazy_module("fastavro")
 
 AVRO_MAGIC = b"Obj\x01"
 
@@ -29,8 +35,12 @@ def decode_instant_metadata(raw: bytes, where: str) -> dict[str, Any]:
                     raise HudiTimelineError(f"Instant file {where} holds no Avro record") from None
                 value = records[0]
         else:
-            value = json.loads(raw.decode("utf-8"))
             expected = "a JSON object"
+            try:
+                value = orjson.loads(raw)  # a commit of thousands of files: a third of json's time
+            except orjson.JSONDecodeError:
+                # What orjson refuses and json reads (NaN, Infinity: Jackson may write them) reads as before.
+                value = json.loads(raw.decode("utf-8"))
     except HudiTimelineError:
         raise
     except Exception as exc:  # fastavro and json raise many unrelated types

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import json
 import logging
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
-
-import pyarrow as pa
 
 from hudi_ray.core.config import TableConfig, load_table_config
 from hudi_ray.core.exceptions import (
@@ -20,6 +17,7 @@ from hudi_ray.core.exceptions import (
     HudiTimelineError,
     HudiUnsafePathError,
 )
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.timeline.commit_validation import (
@@ -38,6 +36,14 @@ from hudi_ray.core.timeline.instant import (
 from hudi_ray.core.timeline.metadata import AVRO_MAGIC, decode_instant_metadata
 from hudi_ray.core.timeline.write_files import WriteFiles
 from hudi_ray.core.util.locks import FreshLock
+
+if TYPE_CHECKING:
+    import asyncio
+
+    import pyarrow as pa
+else:
+    asyncio = lazy_module("asyncio")
+    pa = lazy_module("pyarrow")
 
 log = logging.getLogger(__name__)
 

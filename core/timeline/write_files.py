@@ -19,12 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file.avro_program import (
     NODE_ARRAY,
     NODE_MAP,
@@ -40,6 +37,15 @@ from hudi_ray.core.log_file.avro_program import (
     _Builder,
 )
 from hudi_ray.core.util import compiled
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+else:
+    np = lazy_module("numpy")
+    pa = lazy_module("pyarrow")
+    pc = lazy_module("pyarrow.compute")
 
 STATS_FIELD = "partitionToWriteStats"
 # The counts ``validate_commit_metadata`` checks are non-negative.

@@ -1,5 +1,6 @@
 """Small helpers shared by the planner and engines."""
 
+from hudi_ray.core.lazy import exported
 from hudi_ray.core.util.collection import (
     SMALL_GROUP_BYTES,
     group_small,
@@ -7,7 +8,6 @@ from hudi_ray.core.util.collection import (
     split_by_size,
     split_into_chunks,
 )
-from hudi_ray.core.util.lazy import exported
 from hudi_ray.core.util.locks import FreshLock
 
 __all__ = [

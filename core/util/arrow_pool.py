@@ -14,19 +14,25 @@ from __future__ import annotations
 
 import functools
 import os
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from hudi_ray.core.exceptions import HudiConfigError
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 # Names a pool the reader uses instead of its choice: jemalloc, mimalloc, system or default.
 POOL_ENV = "HUDI_RAY_MEMORY_POOL"
 
+# Lambdas, so that naming the pools does not import pyarrow.
 _POOLS = {
-    "jemalloc": pa.jemalloc_memory_pool,
-    "mimalloc": pa.mimalloc_memory_pool,
-    "system": pa.system_memory_pool,
-    "default": pa.default_memory_pool,
+    "jemalloc": lambda: pa.jemalloc_memory_pool(),
+    "mimalloc": lambda: pa.mimalloc_memory_pool(),
+    "system": lambda: pa.system_memory_pool(),
+    "default": lambda: pa.default_memory_pool(),
 }
 
 

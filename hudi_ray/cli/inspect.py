@@ -11,17 +11,21 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from hudi_ray.cli.output import aligned, human_bytes, human_count, key_values
 from hudi_ray.core.config import HudiTableConfig, TableConfig
 from hudi_ray.core.exceptions import HudiUnsupportedError
 from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.merge import resolve_merge_config
 from hudi_ray.core.table import HudiReadOptions, HudiTable
 from hudi_ray.core.timeline import DATA_ACTIONS, HudiInstant
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+else:
+    pa = lazy_module("pyarrow")
 
 # Where hoodie.properties lists the metadata table's ready partitions.
 METADATA_PARTITIONS_KEY = "hoodie.table.metadata.partitions"

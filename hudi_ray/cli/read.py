@@ -9,16 +9,21 @@ import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any, TextIO
 
 from hudi_ray.cli.output import aligned, cell, human_bytes, human_count, plain
 from hudi_ray.cli.progress import Progress
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.file_group import HudiFileSlice
+from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.table import HudiReadOptions, HudiTable, SliceReader
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+else:
+    pa = lazy_module("pyarrow")
+    pq = lazy_module("pyarrow.parquet")
 
 FORMATS = ("table", "csv", "json", "parquet")
 META_PREFIX = "_hoodie_"

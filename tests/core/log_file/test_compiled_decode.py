@@ -257,7 +257,10 @@ assert not loaded("pyarrow", "numpy", "fsspec", "numba", "ray", "pyspark", "pand
 )
 from hudi_ray.cli import main
 
-cow, mor = sys.argv[1], sys.argv[2]
+cow, mor, plain = sys.argv[1], sys.argv[2], sys.argv[3]
+# Planning from a storage listing and JSON commits needs no Arrow: only reads and the metadata table do.
+assert len(hudi_ray.HudiTableBuilder.from_base_uri(plain).build().get_file_slices()) > 0
+assert not loaded("pyarrow", "numpy", "fastavro", "asyncio"), loaded("pyarrow", "numpy", "fastavro", "asyncio")
 table = hudi_ray.HudiTableBuilder.from_base_uri(cow).build()
 assert sum(b.num_rows for b in table.read()) > 0
 filters = [("region", "!=", "nowhere"), ("amount", ">", "0"), ("currency", "IN", "USD,EUR")]
@@ -274,13 +277,15 @@ assert "numba" in sys.modules, "a merge-on-read read"
 
 
 def test_heavy_modules_load_only_when_a_path_needs_them(table_path) -> None:
-    """``import hudi_ray`` loads neither pyarrow nor the reader; a filtered copy-on-write
+    """``import hudi_ray`` loads neither pyarrow nor the reader; planning a table without a
+    metadata table loads neither pyarrow, numpy nor fastavro; a filtered copy-on-write
     read and the CLI's info load no numba, Ray, Spark, pyarrow.dataset or fsspec
     (filters evaluate with compute kernels, not Acero); merge-on-read loads numba."""
     cow = table_path("sample_table/cow/v9_txns_simple_meta")
     mor = table_path("quickstart_trips_table/mor/avro/v8_trips_8i3u1d")  # a slice with Avro log blocks
+    plain = table_path("sample_table/cow/v6_complexkeygen_hivestyle")  # no metadata table, JSON commits
     done = subprocess.run(
-        [sys.executable, "-c", _IMPORTS, str(cow), str(mor)], capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", _IMPORTS, str(cow), str(mor), str(plain)], capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr[-3000:]
 

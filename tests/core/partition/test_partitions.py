@@ -56,8 +56,13 @@ def test_custom_keygen_field_types_and_depth_errors() -> None:
     assert p.fields == ["city", "day"]
     with pytest.raises(HudiSchemaError, match="levels"):
         p.raw_values("only-one-level")
+    # Listing partitions needs their layout only; their types are worked out on first use.
+    missing = _partitioner({"hoodie.table.partition.fields": "missing_field"}, SCHEMA)
+    assert missing.depth() == 1
     with pytest.raises(HudiSchemaError, match="missing_field"):
-        _partitioner({"hoodie.table.partition.fields": "missing_field"}, SCHEMA)
+        missing.schema  # noqa: B018
+    with pytest.raises(HudiSchemaError, match="missing_field"):
+        missing.values_table(["x"])
 
 
 def test_timestamp_keygen_partitions_by_path() -> None:

@@ -177,13 +177,23 @@ def listing_concurrency(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return state
 
 
+def _on_s3(s3_endpoint: str, table_path: Any, bucket: str, **options: str) -> HudiTable:
+    from hudi_testkit.s3proxy import storage_options
+    from tests.support import upload
+
+    upload(s3_endpoint, bucket, [COW], table_path)
+    builder = HudiTableBuilder.from_base_uri(f"s3://{bucket}/{COW}").with_storage_options(storage_options(s3_endpoint))
+    return builder.with_hudi_options(options).build()
+
+
 @pytest.mark.parametrize(("parallelism", "expect_max"), [("1", 1), ("3", 3)])
 def test_listing_parallelism_bounds_concurrent_listings(
-    table_path, listing_concurrency: dict[str, int], parallelism: str, expect_max: int
+    s3_endpoint: str, table_path, listing_concurrency: dict[str, int], parallelism: str, expect_max: int
 ) -> None:
-    # No metadata table: the three region partitions are listed from storage.
-    path = str(table_path(COW))
-    table = HudiTableBuilder.from_base_uri(path).with_option(HudiPlanConfig.LISTING_PARALLELISM, parallelism).build()
+    # No metadata table: the three region partitions are listed from the store.
+    table = _on_s3(
+        s3_endpoint, table_path, f"listing-{parallelism}", **{HudiPlanConfig.LISTING_PARALLELISM.value: parallelism}
+    )
     listing_concurrency.update(now=0, max=0, calls=0)
     slices = table.get_file_slices()
     assert sorted({s.partition_path for s in slices}) == ["region=apac", "region=eu", "region=us"]
@@ -191,12 +201,22 @@ def test_listing_parallelism_bounds_concurrent_listings(
     assert listing_concurrency["max"] == expect_max
 
 
-def test_listing_parallelism_default(table_path, listing_concurrency: dict[str, int]) -> None:
-    table = HudiTable(str(table_path(COW)))
+def test_listing_parallelism_default(s3_endpoint: str, table_path, listing_concurrency: dict[str, int]) -> None:
+    table = _on_s3(s3_endpoint, table_path, "listing-default")
     listing_concurrency.update(now=0, max=0, calls=0)
     table.get_file_slices()
     # The default (16) lets all three partitions be listed at once.
     assert listing_concurrency["max"] == 3
+
+
+def test_local_listings_run_one_after_another(table_path, listing_concurrency: dict[str, int]) -> None:
+    """os.scandir's loop holds the GIL: on local disk threads only contend for it."""
+    path = str(table_path(COW))
+    table = HudiTableBuilder.from_base_uri(path).with_option(HudiPlanConfig.LISTING_PARALLELISM, "3").build()
+    listing_concurrency.update(now=0, max=0, calls=0)
+    assert sorted({s.partition_path for s in table.get_file_slices()}) == ["region=apac", "region=eu", "region=us"]
+    assert listing_concurrency["calls"] >= 3
+    assert listing_concurrency["max"] == 1
 
 
 # -- HudiFileSlice.base_file_column_stats ------------------------------------------------

@@ -372,3 +372,44 @@ def test_random_metadata_reads_as_the_full_decode_or_is_left_to_it() -> None:
         assert _agrees(record), (stats, _fast(record), _full(record))
         checked += _fast(record) is not None
     assert checked > 40, "the random records must exercise the compiled path too"
+
+
+def test_the_quick_write_stat_check_passes_only_what_the_full_check_returns_unchanged() -> None:
+    """``_plain_write_stat`` spares the full check for the usual stat: any stat it passes,
+    the full check returns as it is, never refuses or rewrites."""
+    from hudi_ray.core.exceptions import HudiTimelineError
+    from hudi_ray.core.timeline.commit_validation import _plain_write_stat, _validate_write_stat
+
+    rng = random.Random(5)
+    names = [
+        "fid-0_1-2-3_20240101.parquet",
+        "fid-0_1_2_3.parquet",
+        ".fid-0_2024.log.1_1-2-3",
+        "a_b_1-2_20240101.parquet",
+        "fid-0_tok_abc.parquet",
+        "fid-0x_1_2.parquet",
+        "fid-0_1-2-3_20240101.txt",
+        "other_1-2_2024.parquet",
+        "fid-0__.parquet",
+    ]
+    passed = 0
+    for _ in range(20_000):
+        stat: dict[str, Any] = {}
+        partition = rng.choice(["p", "", "q"])
+        for key, choices in (
+            ("fileId", ["fid-0", "a_b", "", None, 3, "x"]),
+            ("path", [None, "", 5, *(d + n for d in ("", "p/", "p/q/") for n in names)]),
+            ("partitionPath", [None, partition, "zz", 1]),
+            ("numWrites", [None, None, 1, 0, -1, 1.5, True, "3"]),
+        ):
+            value = rng.choice(choices)
+            if value is not None:
+                stat[key] = value
+        if not _plain_write_stat(stat, partition):
+            continue
+        passed += 1
+        try:
+            assert _validate_write_stat(stat, partition, "here") is stat, stat
+        except HudiTimelineError as exc:
+            raise AssertionError(f"passed {stat} in {partition!r}, which the full check refuses: {exc}") from exc
+    assert passed > 100
