@@ -222,3 +222,46 @@ def test_small_reads_get_fewer_tasks_unless_the_caller_fixes_them(tmp_path: Path
     ds = hudi_ray.read_hudi(str(path)).materialize()
     assert ds.num_blocks() == 1
     assert ds.count() == 600
+
+
+def test_a_jobs_first_read_has_its_workers_load_the_reader(
+    table_path: TablePath, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the planner starts, workers load the reader (``prepare_reader``): once per job,
+    and the read is the same."""
+    import ray
+
+    job = ray.get_runtime_context().get_job_id()
+    monkeypatch.setattr(datasource_module, "_WARMED_JOBS", set())
+    started: list[dict] = []
+    real_remote = ray.remote
+
+    def counting_remote(*args, **kwargs):  # type: ignore[no-untyped-def]
+        remote = real_remote(*args, **kwargs)
+        if not args or getattr(args[0], "__name__", "") != "prepare_reader":
+            return remote
+
+        class Counted:
+            def options(self, **options):  # type: ignore[no-untyped-def]
+                started.append(options)
+                return remote.options(**options)
+
+        return Counted()
+
+    monkeypatch.setattr(ray, "remote", counting_remote)
+    path = str(table_path(MOR))
+    first = dataset_table(hudi_ray.read_hudi(path))
+    assert len(started) == 1 and started[0]["num_cpus"] == 1, started
+    assert job in datasource_module._WARMED_JOBS
+    second = dataset_table(hudi_ray.read_hudi(path))
+    assert len(started) == 1, "a job's later reads start no more"
+    assert row_set(first) == row_set(second) == row_set(api_table(path))
+
+
+def test_prepare_reader_loads_the_reader_and_its_kernels() -> None:
+    code = (
+        "import sys; from hudi_ray.core.reading import prepare_reader; prepare_reader(); "
+        "assert {'pyarrow.parquet', 'hudi_ray.core.log_file.avro_kernels', 'hudi_ray.core.merge.key_kernels'}"
+        " <= set(sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
