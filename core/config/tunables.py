@@ -45,7 +45,8 @@ class PoolTunables:
 
 @dataclass(frozen=True)
 class PlanningTunables:
-    # Partition directories listed at once when there is no metadata table.
+    # Partition directories listed at once from an object store when there is no
+    # metadata table (local directories are listed one after another).
     listing_parallelism: int = 16
     # Footers read for size estimates; above this many base files, on-disk sizes
     # scaled by the sampled expansion ratio are used instead.

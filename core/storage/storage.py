@@ -355,11 +355,15 @@ class Storage:
                     out = []
                     for e in entries:
                         is_dir = e.is_dir()
+                        try:
+                            size = 0 if is_dir else e.stat().st_size
+                        except FileNotFoundError:
+                            continue  # a dangling link names no file, as Arrow's listing has none
                         out.append(
                             FileInfo(
                                 name=e.name,
                                 path=f"{prefix}/{e.name}" if prefix else e.name,
-                                size=0 if is_dir else e.stat().st_size,
+                                size=size,
                                 is_dir=is_dir,
                             )
                         )

@@ -193,3 +193,14 @@ def test_files_of_uncommitted_instants_are_never_read(copy_of) -> None:
     names = {s.base_file_name for s in table.get_file_slices()}
     assert src.name in names
     assert not any("20260307162458438" in n or "20270101000000000" in n for n in names)
+
+
+def test_a_dangling_link_in_a_partition_is_no_file(copy_of) -> None:
+    """A link to nowhere beside the data files is listed as nothing (as Arrow's listing had
+    it), not as a failed listing of the partition."""
+    path = copy_of(V6_TABLE)
+    expected = row_count(listing(path))
+    (path / "30" / "dangling.parquet").symlink_to(path / "nowhere.parquet")
+    table = listing(path)
+    assert row_count(table) == expected
+    assert all(s.base_file_name != "dangling.parquet" for s in table.get_file_slices())
