@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from hudi_ray.core.base_file import parse_base_file_name
 from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiTimelineError
@@ -128,8 +129,8 @@ class SliceBuilder:
         archived = self._archived_log_times(kept, visibility)
         chosen = [c for g in kept if (c := self._latest(g, visibility, archived)) is not None]
         counts = self._record_counts(chosen)
-        slices = [self._slice(c, counts) for c in chosen]
-        slices.sort(key=lambda s: (s.partition_path, s.file_id))
+        slices = [self._slice(c, n) for c, n in zip(chosen, counts)]
+        slices.sort(key=attrgetter("partition_path", "file_id"))
         return slices
 
     def _archived_log_times(self, groups: list[FileGroup], visibility: Visibility) -> dict[str, str | None]:
@@ -210,14 +211,15 @@ class SliceBuilder:
             f"of instant {latest} makes its file slice depend on it, so the read cannot be answered"
         )
 
-    def _record_counts(self, chosen: list[_Chosen]) -> dict[str, int]:
-        """Base files' record counts from the writing commit's stats, by path
-        relative to the table, without opening the files."""
-        by_instant: dict[str, list[_Chosen]] = {}
-        for c in chosen:
-            by_instant.setdefault(c.creation_instant_time, []).append(c)
-        counts: dict[str, int] = {}
-        for ts, group in by_instant.items():
+    def _record_counts(self, chosen: list[_Chosen]) -> list[int]:
+        """Each chosen base file's record count from the writing commit's stats (0 when
+        they do not say, or for a slice of log files alone), without opening the files."""
+        by_instant: dict[str, list[int]] = {}
+        for i, c in enumerate(chosen):
+            if c.base is not None:
+                by_instant.setdefault(c.base[0], []).append(i)
+        counts = [0] * len(chosen)
+        for ts, places in by_instant.items():
             instant = self.timeline.find(ts)
             if instant is None:
                 continue
@@ -226,38 +228,24 @@ class SliceBuilder:
             except HudiFileNotFoundError:
                 continue
             written = {st.get("path"): st.get("numWrites") for st in stats if st.get("path")}
-            for c in group:
-                if c.base is None:
-                    continue
-                path = relative_path(c.group.partition_path, c.base[1])
-                n = written.get(path)
+            for i in places:
+                c = chosen[i]
+                n = written.get(relative_path(c.group.partition_path, c.base[1]))  # type: ignore[index]
                 if n is not None:
-                    counts[path] = int(n)
+                    counts[i] = int(n)
         return counts
 
     @staticmethod
-    def _slice(c: _Chosen, counts: dict[str, int]) -> HudiFileSlice:
+    def _slice(c: _Chosen, num_records: int) -> HudiFileSlice:
         g = c.group
         log_names = [lf.name for lf in c.logs]
         log_sizes = [lf.size for lf in c.logs]
         if c.base is None:
             return HudiFileSlice(
-                file_id=g.file_id,
-                partition_path=g.partition_path,
-                creation_instant_time=c.creation_instant_time,
-                log_file_names=log_names,
-                log_file_sizes=log_sizes,
+                g.file_id, g.partition_path, c.creation_instant_time, "", 0, 0, log_names, log_sizes, 0, None
             )
         instant_time, name, size = c.base
+        # Positional, in the fields' order: one per file group of the table.
         return HudiFileSlice(
-            file_id=g.file_id,
-            partition_path=g.partition_path,
-            creation_instant_time=instant_time,
-            base_file_name=name,
-            base_file_size=size,
-            base_file_byte_size=size,
-            log_file_names=log_names,
-            log_file_sizes=log_sizes,
-            num_records=counts.get(relative_path(g.partition_path, name), 0),
-            commit_time=instant_time,
+            g.file_id, g.partition_path, instant_time, name, size, size, log_names, log_sizes, num_records, instant_time
         )
