@@ -62,6 +62,21 @@ def to_table(batches: Sequence[pa.RecordBatch], schema: pa.Schema | None = None)
     return pa.Table.from_batches(batches)
 
 
+def assert_reads_as_local(remote: Any, local: Any, what: str) -> None:
+    """``remote`` (a table on a store) has ``local``'s completed instants, base files and
+    rows; ``_hoodie_file_name`` aside, which a store's copy may name alike anyway."""
+
+    def rows(t: Any) -> list[str]:
+        table = to_table(t.read())
+        return row_set(table.drop_columns([c for c in table.column_names if c == "_hoodie_file_name"]))
+
+    instants = [i.timestamp for i in local.get_timeline().data_instants]
+    assert [i.timestamp for i in remote.get_timeline().data_instants] == instants, what
+    files = sorted(s.base_file_name for s in local.get_file_slices())
+    assert sorted(s.base_file_name for s in remote.get_file_slices()) == files, what
+    assert rows(remote) == rows(local), what
+
+
 # -- hudi-rs as an oracle -----------------------------------------------------------
 
 

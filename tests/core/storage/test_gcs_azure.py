@@ -27,7 +27,7 @@ import pytest
 from hudi_ray import HudiCoreError, HudiStorageError, HudiTableBuilder
 from hudi_ray.core.storage import Storage
 from tests.core.storage.test_object_store_tables import TABLES, _assert_same, _read, _reads
-from tests.support import TablePath, row_set, to_table
+from tests.support import TablePath, assert_reads_as_local, row_set, to_table
 
 gcsfs = pytest.importorskip("gcsfs")
 adlfs = pytest.importorskip("adlfs")
@@ -182,14 +182,9 @@ def test_listings_that_span_pages_read_whole(store: Store, fresh: S3Proxy, table
     fresh.configure(list_page_size=2)
     for name in (COW, MOR, V6):
         local = HudiTableBuilder.from_base_uri(str(table_path(name))).build()
-        remote = HudiTableBuilder.from_base_uri(store.uri(name)).with_storage_options(options).build()
-        assert [i.timestamp for i in remote.get_timeline().data_instants] == [
-            i.timestamp for i in local.get_timeline().data_instants
-        ], name
-        assert sorted(s.base_file_name for s in remote.get_file_slices()) == sorted(
-            s.base_file_name for s in local.get_file_slices()
-        ), name
-        assert _rows(remote.read()) == _rows(local.read()), name
+        assert_reads_as_local(
+            HudiTableBuilder.from_base_uri(store.uri(name)).with_storage_options(options).build(), local, name
+        )
     assert fresh.stats()["faults"].get("list_pages_continued", 0) >= 10
 
 

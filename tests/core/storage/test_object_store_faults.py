@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from hudi_ray import HudiReadOptions, HudiStorageError, HudiTableBuilder
-from tests.support import row_set, to_table, upload
+from tests.support import assert_reads_as_local, row_set, to_table, upload
 
 pytest.importorskip("s3fs")
 from hudi_testkit.s3proxy import S3Proxy, storage_options
@@ -101,14 +101,7 @@ def test_listings_that_span_pages_read_whole(fresh: S3Proxy, table_path) -> None
     fresh.configure(list_page_size=2)
     for name in TABLES:
         local = HudiTableBuilder.from_base_uri(str(table_path(name))).build()
-        remote = _remote(fresh, name)
-        assert [i.timestamp for i in remote.get_timeline().data_instants] == [
-            i.timestamp for i in local.get_timeline().data_instants
-        ], name
-        assert sorted(s.base_file_name for s in remote.get_file_slices()) == sorted(
-            s.base_file_name for s in local.get_file_slices()
-        ), name
-        assert _rows(remote.read()) == _rows(local.read()), name
+        assert_reads_as_local(_remote(fresh, name), local, name)
     assert fresh.stats()["faults"].get("list_pages_continued", 0) >= 10
 
 
