@@ -214,10 +214,10 @@ class SliceBuilder:
     def _record_counts(self, chosen: list[_Chosen]) -> list[int]:
         """Each chosen base file's record count from the writing commit's stats (0 when
         they do not say, or for a slice of log files alone), without opening the files."""
-        by_instant: dict[str, list[int]] = {}
+        by_instant: dict[str, list[tuple[int, str]]] = {}
         for i, c in enumerate(chosen):
             if c.base is not None:
-                by_instant.setdefault(c.base[0], []).append(i)
+                by_instant.setdefault(c.base[0], []).append((i, relative_path(c.group.partition_path, c.base[1])))
         counts = [0] * len(chosen)
         for ts, places in by_instant.items():
             instant = self.timeline.find(ts)
@@ -228,9 +228,8 @@ class SliceBuilder:
             except HudiFileNotFoundError:
                 continue
             written = {st.get("path"): st.get("numWrites") for st in stats if st.get("path")}
-            for i in places:
-                c = chosen[i]
-                n = written.get(relative_path(c.group.partition_path, c.base[1]))  # type: ignore[index]
+            for i, path in places:
+                n = written.get(path)
                 if n is not None:
                     counts[i] = int(n)
         return counts

@@ -122,7 +122,7 @@ def _plain_write_stat(stat: Any, partition: str) -> bool:
     path = stat.get("path")
     if type(file_id) is not str or type(path) is not str or not file_id or not path:
         return False
-    if stat.get("partitionPath") != partition or type(partition) is not str:
+    if stat.get("partitionPath") != partition:
         return False
     # The name starts with the file id and then holds exactly the base file name's two
     # other fields, so that the name's file id is this one (or the name is no base file).

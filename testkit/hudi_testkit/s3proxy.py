@@ -584,6 +584,10 @@ class S3Proxy:
         """Change some settings (``ProxyConfig``'s fields); returns them all."""
         return self._call("POST", "config", changes)
 
+    def configure_defaults(self) -> dict[str, Any]:
+        """Every setting back to ``ProxyConfig``'s default (the generator restarts)."""
+        return self.configure(**asdict(ProxyConfig()))
+
     def config(self) -> dict[str, Any]:
         return self._call("GET", "config")
 

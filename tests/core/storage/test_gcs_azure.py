@@ -119,15 +119,7 @@ def proxy(store: Store) -> Iterator[S3Proxy]:
 
 @pytest.fixture
 def fresh(proxy: S3Proxy) -> S3Proxy:
-    proxy.configure(
-        latency_ms=0,
-        slowdown_fraction=0,
-        slowdown_status=503,
-        drop_fraction=0,
-        fail_path=None,
-        stall_path=None,
-        list_page_size=0,
-    )
+    proxy.configure_defaults()
     proxy.reset()
     return proxy
 

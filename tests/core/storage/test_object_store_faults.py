@@ -39,16 +39,7 @@ def proxy(s3_endpoint: str, bucket: str) -> Iterator[S3Proxy]:
 
 @pytest.fixture
 def fresh(proxy: S3Proxy) -> S3Proxy:
-    proxy.configure(
-        latency_ms=0,
-        slowdown_fraction=0,
-        drop_fraction=0,
-        fail_path=None,
-        stall_path=None,
-        stall_seconds=300,
-        seed=0,
-        list_page_size=0,
-    )
+    proxy.configure_defaults()
     proxy.reset()
     return proxy
 
