@@ -157,6 +157,8 @@ def _column_indices(reader: pq.ParquetReader, columns: Sequence[str] | None) -> 
 # Footers fetched at once by ``metadata_many``: a small file is fetched whole, so this
 # bounds the bytes in flight.
 _FOOTER_BATCH = 64
+_FOOTER_SLACK = 4096  # bytes read beyond the last footer's length, for the next file's
+_FOOTER_GUESS_CAP = 16 << 20  # a damaged length must not make every later read a whole file
 
 
 def _rest_of_footer(tail: bytes, start: int) -> tuple[int, int] | None:
@@ -353,10 +355,17 @@ class ParquetReader:
 
             def walked(part: list[int]) -> list[dict[bytes, memoryview] | None]:
                 got: list[dict[bytes, memoryview] | None] = []
+                guess = PREFETCH_TUNABLES.footer_guess_bytes
                 for i in part:
                     try:
-                        tail = self.storage.read_range(rels[i], tail_of[i], sizes[i] or 0)
-                        rest = _rest_of_footer(tail, tail_of[i])
+                        start = max(0, (sizes[i] or 0) - guess)
+                        tail = self.storage.read_range(rels[i], start, sizes[i] or 0)
+                        length, ok = parquet_footer_length(tail)
+                        if ok:
+                            # The files of one table have footers of about one size: read
+                            # the next as much as this one needed, not the first guess.
+                            guess = min(length + 8 + _FOOTER_SLACK, _FOOTER_GUESS_CAP)
+                        rest = _rest_of_footer(tail, start)
                         got.append(
                             footer_key_values(tail if rest is None else self.storage.read_range(rels[i], *rest) + tail)
                         )

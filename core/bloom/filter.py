@@ -137,9 +137,20 @@ def decode_bloom_filter(text: str | bytes | memoryview, type_code: str | None, w
     data = text.encode("ascii", "replace") if isinstance(text, str) else text
     size = _decoded_size(data, where)
     code = (type_code or SIMPLE).strip()
-    layout = _SIMPLE_LAYOUTS.get((bytes(data[:_SIMPLE_HEAD]), size)) if code == SIMPLE else None
-    if layout is not None:
-        return BloomFilter(layout, _checked_text(data, size, where), where)
+    head = _decode_span(data, 0, _HEAD, size, where)
+    shape = (code, _shape_of(code, head), size) if head.startswith(_VERSION) else None
+    layout = _LAYOUTS.get(shape) if shape else None
+    if layout is None:
+        layout = _layout(data, size, code, where)
+        if shape and len(layout) == 1:
+            if len(_LAYOUTS) >= 64:
+                _LAYOUTS.clear()
+            _LAYOUTS[shape] = layout
+    return BloomFilter(layout, _checked_text(data, size, where), where)
+
+
+def _layout(data: bytes | memoryview, size: int, code: str, where: str) -> np.ndarray:
+    """(hashes, bits, hash type, first byte of bits) of each row of the filter ``data``."""
     rows: list[tuple[int, int, int, int]] = []
     try:
         if code == SIMPLE:
@@ -162,17 +173,24 @@ def decode_bloom_filter(text: str | bytes | memoryview, type_code: str | None, w
         raise HudiCorruptFileError(f"The bloom filter of {where} ({code}) holds {size - end} bytes after its last row")
     layout = np.array(rows, dtype=np.int64).reshape(-1, 4)
     layout.flags.writeable = False
-    if code == SIMPLE:
-        if len(_SIMPLE_LAYOUTS) >= 64:
-            _SIMPLE_LAYOUTS.clear()
-        _SIMPLE_LAYOUTS[(bytes(data[:_SIMPLE_HEAD]), size)] = layout
-    return BloomFilter(layout, _checked_text(data, size, where), where)
+    return layout
 
 
-# A SIMPLE filter's layout follows from its header (the characters that encode its first
-# 15 bytes) and its decoded size, so the filters of one table, sharing a shape, share it.
-_SIMPLE_HEAD = 20
-_SIMPLE_LAYOUTS: dict[tuple[bytes, int], np.ndarray] = {}
+# A one-row filter's layout follows from its headers and its decoded size, so the filters
+# of one table, sharing a shape, share it. The headers are its first bytes: a SIMPLE
+# filter's own, or a DYNAMIC_V0 filter's, its capacity and row count and its first row's;
+# not the record count, which differs from file to file. Headers from before versions
+# are parsed each time.
+_VERSION = struct.pack(">i", -1)
+_HEAD = _HEADER.size + _DYNAMIC.size + _HEADER.size
+_LAYOUTS: dict[tuple[str, bytes, int] | None, np.ndarray] = {}
+
+
+def _shape_of(code: str, head: bytes) -> bytes:
+    if code != DYNAMIC_V0:
+        return head[: _HEADER.size]
+    records = _HEADER.size + 4
+    return head[:records] + head[records + 4 :]
 
 
 def _checked_text(data: bytes | memoryview, size: int, where: str) -> np.ndarray:

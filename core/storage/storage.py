@@ -147,6 +147,20 @@ def _azure_root(root: str, options: dict[str, str]) -> tuple[str, dict[str, str]
     return f"{container}{sep}{rest}".rstrip("/"), options
 
 
+def _pread_all(fd: int, start: int, length: int) -> bytes:
+    """``length`` bytes from ``start`` (fewer at the file's end): one pread returns at
+    most about 2 GiB."""
+    first = os.pread(fd, length, start)
+    if len(first) == length or not first:
+        return first
+    parts = [first]
+    got = len(first)
+    while got < length and (more := os.pread(fd, length - got, start + got)):
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)
+
+
 def _join(root: str, rel: str) -> str:
     return f"{root}/{rel}" if rel else root
 
@@ -414,13 +428,17 @@ class Storage:
         """Bytes ``[start, end)`` of a file; negative ``start`` counts from the end."""
         if not self.is_local:
             return self.fetcher.run(self.read_range_async(rel, start, end))
-        with self._errors("read", rel), open(self.full_path(rel), "rb") as f:
-            # The file read directly: fsspec's opener costs more than a footer's bytes.
-            if start < 0 or end < 0:
-                size = os.fstat(f.fileno()).st_size
-                start, end = (max(0, size + start) if start < 0 else start), (size + end if end < 0 else end)
-            f.seek(start)
-            return f.read(max(0, end - start))
+        with self._errors("read", rel):
+            # A descriptor and pread, not fsspec's opener or a buffered file: planning reads
+            # thousands of footers, and each of those costs more than the bytes.
+            fd = os.open(self.full_path(rel), os.O_RDONLY)
+            try:
+                if start < 0 or end < 0:
+                    size = os.fstat(fd).st_size
+                    start, end = (max(0, size + start) if start < 0 else start), (size + end if end < 0 else end)
+                return _pread_all(fd, start, max(0, end - start))
+            finally:
+                os.close(fd)
 
     async def read_bytes_async(self, rel: str) -> bytes:
         if self.is_local:

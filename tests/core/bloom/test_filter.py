@@ -13,10 +13,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_ray.core.base_file import LanceReader
-from hudi_ray.core.bloom import DYNAMIC_V0, FOOTER_KEY, TYPE_CODE_KEY, decode_bloom_filter
+from hudi_ray.core.bloom import DYNAMIC_V0, FOOTER_KEY, SIMPLE, TYPE_CODE_KEY, decode_bloom_filter
 from hudi_ray.core.bloom.kernels import jenkins, murmur
 from hudi_ray.core.exceptions import HudiCorruptFileError
 from hudi_ray.core.storage import Storage
+from hudi_testkit import BloomFilterSpec
+from hudi_testkit.bloom import bloom_filter_text
 from tests.support import TablePath, all_table_names
 
 # Apache Hudi's golden serialized filters (TestInternalBloomFilter): SIMPLE of 50 entries
@@ -74,6 +76,21 @@ def test_the_hashes_are_hadoops() -> None:
 def test_null_and_empty_keys_may_be_present() -> None:
     f = decode_bloom_filter(SIMPLE_GOLDEN, None, "golden")
     assert f.might_contain(pa.array([None, "", "key-001"], pa.string())).tolist() == [True, True, True]
+
+
+@pytest.mark.parametrize("filter_type", [SIMPLE, DYNAMIC_V0])
+def test_filters_of_one_shape_share_a_layout_but_answer_for_their_own_keys(filter_type: str) -> None:
+    # Decoded one after another, as a table's footers are: the first fills the layout
+    # cache. Record counts differ, and the last filter overflows into a second row.
+    spec = BloomFilterSpec(filter_type=filter_type, num_entries=40, fpp=0.01, max_entries=200)
+    sets = [[f"{n}-{i}" for i in range(count)] for n, count in enumerate([30, 12, 39, 1, 55])]
+    decoded = [decode_bloom_filter(bloom_filter_text(keys, spec), filter_type, "f") for keys in sets]
+    rows = [len(f.rows) for f in decoded]
+    assert rows == ([1] * 5 if filter_type == SIMPLE else [1, 1, 1, 1, 2])
+    for keys, f in zip(sets, decoded):
+        assert f.might_contain(keys).all()
+    others = [f"{n}-{i}" for n, keys in enumerate(sets) for i in range(len(keys), len(keys) + 200)]
+    assert 0 < sum(f.might_contain(others).sum() for f in decoded[:4]) < 0.1 * 4 * len(others)
 
 
 @pytest.mark.parametrize(
