@@ -22,6 +22,11 @@ def _split_fields(value: str | None) -> list[str]:
     return [f.strip().split(":", 1)[0] for f in value.split(",") if f.strip()]
 
 
+# Where a table keeps its metadata table, and the partition of it that lists files.
+METADATA_TABLE_PATH = ".hoodie/metadata"
+METADATA_FILES_PARTITION = "files"
+
+
 @dataclass
 class TableConfig:
     """Table configs with typed accessors; ``options`` holds every key as a string."""
@@ -136,6 +141,22 @@ class TableConfig:
     def metadata_table_enabled(self) -> bool:
         """Whether reads may use the metadata table: on unless hoodie.metadata.enable is false."""
         return self._bool(K.METADATA_TABLE_ENABLED, True)
+
+    @property
+    def metadata_partitions(self) -> frozenset[str]:
+        """The metadata table partitions reads may use: those written through
+        (``hoodie.table.metadata.partitions``), less those still being built; none
+        when the metadata table is switched off."""
+        if not self.metadata_table_enabled:
+            return frozenset()
+        enabled = {p.strip() for p in (self.get("hoodie.table.metadata.partitions") or "").split(",") if p.strip()}
+        inflight = {p.strip() for p in (self.get("hoodie.table.metadata.partitions.inflight") or "").split(",")}
+        return frozenset(enabled - inflight)
+
+    @property
+    def metadata_lists_files(self) -> bool:
+        """Whether reads may list partitions and files through the metadata table."""
+        return METADATA_FILES_PARTITION in self.metadata_partitions
 
     @property
     def key_generator(self) -> str:

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 
 from hudi_ray.core.base_file import FooterCache
 from hudi_ray.core.config import TableConfig
+from hudi_ray.core.config.table_config import METADATA_FILES_PARTITION, METADATA_TABLE_PATH
 from hudi_ray.core.config.tunables import PLANNING_TUNABLES
+from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.expr import Filter, check_columns
 from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.merge import MergeConfig, resolve_merge_config
@@ -18,7 +20,7 @@ from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.schema import avro_to_arrow_schema, meta_fields_schema
 from hudi_ray.core.schema.avro import META_FIELDS, parse_avro_schema
 from hudi_ray.core.storage import Storage, StorageLike
-from hudi_ray.core.timeline import HudiTimeline
+from hudi_ray.core.timeline import HudiTimeline, ask_for_timeline
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -49,10 +51,22 @@ class TableContext:
         """The table's state as storage holds it now. ``previous``, an earlier
         state of the same table, lends what never changes: completed instants'
         decoded metadata and the footers of base files (each name is written once)."""
+        # On an object store, the first questions of the table and of its metadata table
+        # (most tables have one) go out together; its root's listing starts the walk
+        # for partitions where no metadata table lists them. A table loaded again has
+        # its instants' files decoded already.
+        fresh = previous is None
+        ask_for_timeline(storage, "", instants=fresh)
+        if _may_use_metadata_table(overrides):
+            ask_for_timeline(storage.child(METADATA_TABLE_PATH), METADATA_FILES_PARTITION, instants=fresh)
+        config, timeline = HudiTimeline.load_with_config(storage, overrides, previous and previous.timeline)
+        if not config.metadata_lists_files:
+            # Reads will walk storage for partitions and list each: on an object store,
+            # asked now, the walk's round trips overlap the timeline's commit reads.
+            depth = Partitioner(config, lambda: pa.schema([])).depth()
+            storage.ask_early_tree(0 if depth is None else depth)
         if previous is None:
-            config, timeline = HudiTimeline.load_with_config(storage, overrides)
             return cls(storage=storage, config=config, timeline=timeline)
-        config, timeline = HudiTimeline.load_with_config(storage, overrides, previous.timeline)
         return cls(storage=storage, config=config, timeline=timeline, footers=previous.footers)
 
     def with_storage(self, storage: StorageLike | None) -> TableContext:
@@ -134,3 +148,12 @@ class TableContext:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+
+
+def _may_use_metadata_table(overrides: dict[str, str]) -> bool:
+    """False when the caller's options switch the metadata table off (a bad value is
+    reported by the load itself)."""
+    try:
+        return TableConfig.from_mapping(overrides, "the read options").metadata_table_enabled
+    except HudiConfigError:
+        return True

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.config import TableConfig
+from hudi_ray.core.config.table_config import METADATA_FILES_PARTITION, METADATA_TABLE_PATH
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiUnsafePathError
 from hudi_ray.core.expr.stats import ColumnStats
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, snapshot_visibility
@@ -48,8 +49,8 @@ else:
 
 log = logging.getLogger(__name__)
 
-METADATA_PATH = ".hoodie/metadata"
-FILES = "files"
+METADATA_PATH = METADATA_TABLE_PATH
+FILES = METADATA_FILES_PARTITION
 COLUMN_STATS = "column_stats"
 PARTITION_STATS = "partition_stats"
 RECORD_INDEX = "record_index"
@@ -100,12 +101,7 @@ class MetadataTable:
     @classmethod
     def open(cls, data_storage: Storage, data_config: TableConfig, data_timeline: HudiTimeline) -> MetadataTable | None:
         """The metadata table, or None when the table has none (or it is switched off)."""
-        if not data_config.metadata_table_enabled:
-            return None
-        enabled = {p.strip() for p in (data_config.get("hoodie.table.metadata.partitions") or "").split(",") if p}
-        inflight = {p.strip() for p in (data_config.get("hoodie.table.metadata.partitions.inflight") or "").split(",")}
-        enabled -= inflight
-        if FILES not in enabled:
+        if not data_config.metadata_lists_files:
             return None
         storage = data_storage.child(METADATA_PATH)
         try:
@@ -115,7 +111,7 @@ class MetadataTable:
         except HudiCoreError as exc:
             log.warning("Ignoring the metadata table of %s: %s", data_storage.base_url, exc)
             return None
-        return cls(storage, config, timeline, data_timeline, frozenset(enabled))
+        return cls(storage, config, timeline, data_timeline, data_config.metadata_partitions)
 
     # -- validity ------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import concurrent.futures
 import os
 import re
 import uuid
-from collections.abc import Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -147,6 +147,10 @@ def _azure_root(root: str, options: dict[str, str]) -> tuple[str, dict[str, str]
     return f"{container}{sep}{rest}".rstrip("/"), options
 
 
+_LIST = "list"
+_READ = "read"
+
+
 def _pread_all(fd: int, start: int, length: int) -> bytes:
     """``length`` bytes from ``start`` (fewer at the file's end): one pread returns at
     most about 2 GiB."""
@@ -243,6 +247,7 @@ class Storage:
             self.root, self.options = _azure_root(self.root, self.options)
         fs_protocol = _FS_PROTOCOL.get(self.protocol.lower(), self.protocol)
         self.io = io or IO_TUNABLES
+        self._early: dict[tuple[str, str], concurrent.futures.Future[Any]] = {}
         try:
             kwargs = fsspec_kwargs(self.protocol, self.options, self.io)
             if self.protocol.lower() in _URL_ROOTS:
@@ -296,6 +301,7 @@ class Storage:
         if "fs" in self.__dict__:
             other.__dict__["fs"] = self.fs
         other.io = self.io
+        other._early = self._early  # the table's answers asked for early, whoever takes them
         if not self.is_local or "fetcher" in self.__dict__:
             other.__dict__["fetcher"] = self.fetcher  # one cap on requests (and one count) for the whole table
         return other
@@ -388,10 +394,80 @@ class Storage:
     async def list_dir_async(self, rel: str = "") -> list[FileInfo]:
         if self.is_local:
             return await asyncio.to_thread(self.list_dir, rel)
+        early = self._early.pop((_LIST, self.full_path(rel)), None)
+        if early is not None:
+            return await asyncio.wrap_future(early)
+        return await self._list_remote(rel)
+
+    async def _list_remote(self, rel: str) -> list[FileInfo]:
         path = self.full_path(rel)
         with self._errors("list", rel, "Directory not found"):
             entries = await self.fetcher.ls(path)
         return self._infos(rel, path, entries)
+
+    # -- asking early ----------------------------------------------------------
+
+    def ask_early(self, listings: Sequence[str] = (), reads: Sequence[str] = ()) -> None:
+        """On an object store, start listing ``listings`` and reading ``reads`` now.
+
+        Loading a table asks one question after another (its configs, its timeline, its
+        partitions), and on a store each answer is a round trip; asked early, several come
+        back in one. Each answer is taken once, by the next ``list_dir`` or ``read_bytes``
+        of that path (or their async forms), and replaces any earlier one not taken: a
+        table loaded again sees storage as it is then. Failures are reported to the
+        caller that takes the answer, as if it had asked itself.
+        """
+        if self.is_local:
+            return
+        for rel in listings:
+            self._early[(_LIST, self.full_path(rel))] = self.submit(self._list_remote(rel))
+        for rel in reads:
+            self._early[(_READ, self.full_path(rel))] = self.submit(self._read_remote(rel))
+
+    def ask_early_following(self, rel: str, choose: Callable[[list[FileInfo]], list[str]]) -> None:
+        """Once the listing of ``rel`` asked early arrives, ``ask_early`` to read the files
+        ``choose`` picks from it: a chain of two round trips started as one."""
+        early = self._early.get((_LIST, self.full_path(rel)))
+        if self.is_local or early is None:
+            return
+
+        async def follow() -> None:
+            try:
+                entries = await asyncio.wrap_future(early)
+            except HudiCoreError:  # the one who takes the listing reports it
+                return
+            loop = asyncio.get_running_loop()
+            for path in choose(entries):
+                self._early[(_READ, self.full_path(path))] = asyncio.run_coroutine_threadsafe(
+                    self._read_remote(path), loop
+                )
+
+        self.submit(follow())
+
+    def ask_early_tree(self, depth: int) -> None:
+        """``ask_early`` for the listings of every directory down to ``depth`` levels below the
+        root (hidden ones aside), each as soon as its parent's listing shows it: the walk that
+        finds a table's partitions, and the partitions' own listings, done ahead of the scan."""
+        if self.is_local or depth < 0:
+            return
+        self.submit(self._early_tree("", depth))
+
+    async def _early_tree(self, rel: str, depth: int) -> None:
+        key = (_LIST, self.full_path(rel))
+        early = self._early.get(key)
+        if early is None:
+            early = self._early[key] = asyncio.run_coroutine_threadsafe(
+                self._list_remote(rel), asyncio.get_running_loop()
+            )
+        if depth == 0:
+            return
+        try:
+            entries = await asyncio.wrap_future(early)
+        except HudiCoreError:  # the walk asks again, and reports it
+            return
+        await asyncio.gather(
+            *(self._early_tree(e.path, depth - 1) for e in entries if e.is_dir and not e.name.startswith("."))
+        )
 
     def _info(self, rel: str, entry: dict) -> FileInfo:
         name = entry["name"].rstrip("/").rsplit("/", 1)[-1]
@@ -443,6 +519,12 @@ class Storage:
     async def read_bytes_async(self, rel: str) -> bytes:
         if self.is_local:
             return await asyncio.to_thread(self.read_bytes, rel)
+        early = self._early.pop((_READ, self.full_path(rel)), None)
+        if early is not None:
+            return await asyncio.wrap_future(early)
+        return await self._read_remote(rel)
+
+    async def _read_remote(self, rel: str) -> bytes:
         path = self.full_path(rel)
         with self._errors("read", rel):
             return await self.fetcher.cat(path)

@@ -1,7 +1,7 @@
 """Timeline: instants, their commit metadata, and timestamp parsing."""
 
 from hudi_ray.core.timeline.instant import COMMIT, DATA_ACTIONS, DELTA_COMMIT, HudiInstant, State
-from hudi_ray.core.timeline.timeline import HudiTimeline, decode_instant_metadata
+from hudi_ray.core.timeline.timeline import HudiTimeline, ask_for_timeline, decode_instant_metadata
 from hudi_ray.core.timeline.timestamps import (
     format_timeline,
     parse_timestamp,
@@ -16,6 +16,7 @@ __all__ = [
     "HudiInstant",
     "HudiTimeline",
     "State",
+    "ask_for_timeline",
     "decode_instant_metadata",
     "format_timeline",
     "parse_timestamp",

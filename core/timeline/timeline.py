@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.config import TableConfig, load_table_config
+from hudi_ray.core.config.loader import PROPERTIES
 from hudi_ray.core.exceptions import (
     HudiCoreError,
     HudiCorruptFileError,
@@ -52,6 +53,25 @@ _LAYOUT_2_TIMELINE = ".hoodie/timeline"
 
 if TYPE_CHECKING:  # the archive (fastavro, log blocks) loads only when a read asks about it
     from hudi_ray.core.timeline.archive import ArchivedTimeline
+
+
+def ask_for_timeline(storage: Storage, *also_list: str, instants: bool = True) -> None:
+    """Start, on an object store, what loading the table's timeline asks first, all
+    at once: ``hoodie.properties``, the timeline folders of both layouts (which one
+    holds the timeline, the properties say), and the folders ``also_list``; with
+    ``instants``, the files of the completed data instants each listing shows, as
+    soon as it shows them (``_start_fetch`` takes them)."""
+    folders = [_LAYOUT_2_TIMELINE, ".hoodie"]
+    storage.ask_early(listings=[*folders, *also_list], reads=[PROPERTIES])
+    if not instants:
+        return
+    for folder in folders:
+
+        def completed(entries: list[FileInfo], folder: str = folder) -> list[str]:
+            found = (HudiInstant.parse(e.name) for e in entries if not e.is_dir)
+            return [f"{folder}/{i.file_name}" for i in found if i and i.is_completed and i.action in DATA_ACTIONS]
+
+        storage.ask_early_following(folder, completed)
 
 
 class HudiTimeline:
@@ -136,17 +156,13 @@ class HudiTimeline:
         cls, storage: Storage, overrides: dict[str, str], previous: HudiTimeline | None = None
     ) -> tuple[TableConfig, HudiTimeline]:
         """A table's configs and timeline (``previous`` as ``load`` takes it). On
-        an object store the timeline folder of table versions 8 and up is listed
-        while ``hoodie.properties`` is read, not after: the listing is used when
-        the configs confirm the folder."""
-        guess = None
-        if not storage.is_local:
-            guess = storage.submit(storage.list_dir_async(_LAYOUT_2_TIMELINE))
+        an object store, what ``ask_for_timeline`` asked early is taken here: the
+        configs say which of the two listings is the timeline."""
         config = load_table_config(storage, overrides)
         listed: list[FileInfo] | None = None
-        if guess is not None and config.timeline_path == _LAYOUT_2_TIMELINE:
+        if not storage.is_local:
             try:
-                listed = guess.result()
+                listed = storage.list_dir(config.timeline_path)
             except HudiFileNotFoundError:
                 listed = []  # no objects under it: no instants
             except HudiCoreError:

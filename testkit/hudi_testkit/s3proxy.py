@@ -307,6 +307,7 @@ class ProxyServer:
                         "range": request.headers.get("Range"),
                         "outcome": outcome,
                         "ms": round(1000 * (time.monotonic() - arrived), 3),
+                        "arrived_ms": round(1000 * arrived, 3),  # monotonic: for the order requests wait on
                     }
                 )
 
@@ -594,7 +595,8 @@ class S3Proxy:
     def requests(self) -> list[dict[str, Any]]:
         """With ``record=True``: one entry per finished request since the last reset, in order of
         finishing: ``method``, ``path`` (with the query), ``range``, ``outcome`` (the status, or
-        ``dropped`` / ``cancelled``) and ``ms`` from arrival to the end."""
+        ``dropped`` / ``cancelled``), ``ms`` from arrival to the end, and ``arrived_ms`` (the
+        proxy's monotonic clock), which shows the requests that waited on others."""
         return self._call("GET", "requests")
 
     def stats(self) -> dict[str, Any]:
