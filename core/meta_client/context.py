@@ -61,10 +61,11 @@ class TableContext:
             ask_for_timeline(storage.child(METADATA_TABLE_PATH), METADATA_FILES_PARTITION, instants=fresh)
         config, timeline = HudiTimeline.load_with_config(storage, overrides, previous and previous.timeline)
         if not config.metadata_lists_files:
-            # Reads will walk storage for partitions and list each: on an object store,
-            # asked now, the walk's round trips overlap the timeline's commit reads.
+            # Reads will walk storage for partitions: on an object store, asked now, the
+            # walk's round trips overlap the timeline's commit reads. Partitions lie
+            # ``depth`` levels below the root; the walk lists the levels above them.
             depth = Partitioner(config, lambda: pa.schema([])).depth()
-            storage.ask_early_tree(0 if depth is None else depth)
+            storage.ask_early_tree(max(depth or 1, 1))
         if previous is None:
             return cls(storage=storage, config=config, timeline=timeline)
         return cls(storage=storage, config=config, timeline=timeline, footers=previous.footers)

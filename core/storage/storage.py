@@ -444,29 +444,31 @@ class Storage:
 
         self.submit(follow())
 
-    def ask_early_tree(self, depth: int) -> None:
-        """``ask_early`` for the listings of every directory down to ``depth`` levels below the
-        root (hidden ones aside), each as soon as its parent's listing shows it: the walk that
-        finds a table's partitions, and the partitions' own listings, done ahead of the scan."""
-        if self.is_local or depth < 0:
+    def ask_early_tree(self, levels: int) -> None:
+        """``ask_early`` for the listings of every directory in the ``levels`` top levels
+        of the tree (the root is the first; hidden folders aside), each as soon as its
+        parent's listing shows it: the walk that finds a table's partitions, done ahead
+        of the scan. The partitions' own listings are left to the scan, which lists only
+        those its filters keep."""
+        if self.is_local or levels < 1:
             return
-        self.submit(self._early_tree("", depth))
+        self.submit(self._early_tree("", levels))
 
-    async def _early_tree(self, rel: str, depth: int) -> None:
+    async def _early_tree(self, rel: str, levels: int) -> None:
         key = (_LIST, self.full_path(rel))
         early = self._early.get(key)
         if early is None:
             early = self._early[key] = asyncio.run_coroutine_threadsafe(
                 self._list_remote(rel), asyncio.get_running_loop()
             )
-        if depth == 0:
+        if levels == 1:
             return
         try:
             entries = await asyncio.wrap_future(early)
         except HudiCoreError:  # the walk asks again, and reports it
             return
         await asyncio.gather(
-            *(self._early_tree(e.path, depth - 1) for e in entries if e.is_dir and not e.name.startswith("."))
+            *(self._early_tree(e.path, levels - 1) for e in entries if e.is_dir and not e.name.startswith("."))
         )
 
     def _info(self, rel: str, entry: dict) -> FileInfo:
@@ -652,6 +654,7 @@ class Storage:
         state = self.__dict__.copy()
         state.pop("arrow_fs", None)
         state.pop("fetcher", None)
+        state["_early"] = {}  # answers in flight belong to this process's loop
         return state
 
 

@@ -6,13 +6,14 @@ reaches whoever takes it, as if they had asked themselves."""
 
 from __future__ import annotations
 
+import pickle
 import time
 from collections.abc import Callable, Iterator
 from urllib.parse import unquote
 
 import pytest
 
-from hudi_ray import HudiTableBuilder
+from hudi_ray import HudiReadOptions, HudiTableBuilder
 from hudi_ray.core.exceptions import HudiFileNotFoundError
 from hudi_ray.core.storage import Storage
 from tests.support import assert_reads_as_local, upload
@@ -77,15 +78,22 @@ def _table(proxy: S3Proxy, name: str):
 
 def test_the_walk_for_partitions_is_asked_with_the_load(fresh: S3Proxy, table_path) -> None:
     table = _table(fresh, V6)
-    wanted = [f"{V6}/{p}/" for p in V6_PARTITIONS]
-    # No plan has been asked for, yet every partition's listing comes (the walk ran ahead).
+    wanted = [f"{V6}/", *(f"{V6}/{p.split('/')[0]}/" for p in V6_PARTITIONS)]
+    # No plan has been asked for, yet the levels above the partitions are listed (the walk
+    # ran ahead); the partitions themselves are not, until a plan keeps them.
     asked = _until(fresh, lambda got: all(w in got for w in wanted))
     assert all(w in asked for w in wanted), asked
+    time.sleep(0.5)
+    assert not any(f"{V6}/{p}/" in _asked(fresh) for p in V6_PARTITIONS)
+    pruned = table.get_file_slices(HudiReadOptions(filters=[("byteField", "=", "10")]))
+    assert [s.partition_path for s in pruned] == [V6_PARTITIONS[0]]
+    asked = _asked(fresh)
+    assert [p for p in V6_PARTITIONS if f"{V6}/{p}/" in asked] == [V6_PARTITIONS[0]]
     assert_reads_as_local(table, HudiTableBuilder.from_base_uri(str(table_path(V6))).build(), V6)
     asked = _asked(fresh)
     # Taken from the early answers, not asked again. (``.hoodie/`` is not among them: s3fs
     # lists a folder's parent when the folder is empty, as ``.hoodie/timeline/`` is here.)
-    for prefix in [f"{V6}/", f"{V6}/byteField=10/", *wanted, f"{V6}/.hoodie/hoodie.properties"]:
+    for prefix in [*wanted, *(f"{V6}/{p}/" for p in V6_PARTITIONS), f"{V6}/.hoodie/hoodie.properties"]:
         assert asked.count(prefix) == 1, (prefix, asked)
 
 
@@ -150,6 +158,15 @@ def test_an_answer_asked_again_replaces_the_one_not_taken(fresh: S3Proxy, s3_end
         assert storage.read_bytes(".hoodie/scratch-answer") == b"new"
     finally:
         fs.rm(path)
+
+
+def test_a_storage_with_answers_in_flight_ships_without_them(fresh: S3Proxy) -> None:
+    # Reader tasks get the table's storage pickled; its answers asked early stay behind.
+    storage = _storage(fresh)
+    storage.ask_early(reads=[".hoodie/hoodie.properties"], listings=[""])
+    shipped = pickle.loads(pickle.dumps(storage))
+    assert b"hoodie.table.name" in shipped.read_bytes(".hoodie/hoodie.properties")
+    assert b"hoodie.table.name" in storage.read_bytes(".hoodie/hoodie.properties")
 
 
 def test_a_local_table_asks_nothing_early(table_path) -> None:
