@@ -56,6 +56,7 @@ class TableContext:
         # for partitions where no metadata table lists them. A table loaded again has
         # its instants' files decoded already.
         fresh = previous is None
+        storage.forget_early()
         ask_for_timeline(storage, "", instants=fresh)
         if _may_use_metadata_table(overrides):
             ask_for_timeline(storage.child(METADATA_TABLE_PATH), METADATA_FILES_PARTITION, instants=fresh)

@@ -12,7 +12,7 @@ import os
 import re
 import uuid
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -151,9 +151,57 @@ _LIST = "list"
 _READ = "read"
 
 
+class _EarlyAnswers:
+    """Answers asked early (``Storage.ask_early``), by (kind, root, path); shared by a
+    storage and its children. Their futures run on this process's I/O loop: a forked
+    child, whose loop is another, finds none."""
+
+    def __init__(self) -> None:
+        self._pid = os.getpid()
+        self._answers: dict[tuple[str, str, str], concurrent.futures.Future[Any]] = {}
+
+    def _own(self) -> dict[tuple[str, str, str], concurrent.futures.Future[Any]]:
+        if self._pid != os.getpid():
+            self._pid, self._answers = os.getpid(), {}
+        return self._answers
+
+    def put(self, key: tuple[str, str, str], answer: concurrent.futures.Future[Any]) -> None:
+        self._own()[key] = answer
+
+    def put_new(
+        self, key: tuple[str, str, str], ask: Callable[[], concurrent.futures.Future[Any]]
+    ) -> concurrent.futures.Future[Any]:
+        """The answer for ``key``, asked with ``ask`` when there is none (the loop's
+        thread is the only one that asks early, so there is no race to ask twice)."""
+        answers = self._own()
+        found = answers.get(key)
+        if found is None:
+            found = answers[key] = ask()
+        return found
+
+    def peek(self, key: tuple[str, str, str]) -> concurrent.futures.Future[Any] | None:
+        return self._own().get(key)
+
+    def take(self, key: tuple[str, str, str]) -> concurrent.futures.Future[Any] | None:
+        return self._own().pop(key, None)
+
+    def clear(self) -> None:
+        self._own().clear()
+
+    def __len__(self) -> int:
+        return len(self._own())
+
+
 def _pread_all(fd: int, start: int, length: int) -> bytes:
     """``length`` bytes from ``start`` (fewer at the file's end): one pread returns at
-    most about 2 GiB."""
+    most about 2 GiB. Where ``os`` has no pread (Windows), a seek and reads."""
+    if not hasattr(os, "pread"):
+        os.lseek(fd, start, os.SEEK_SET)
+        parts, got = [], 0
+        while got < length and (more := os.read(fd, length - got)):
+            parts.append(more)
+            got += len(more)
+        return b"".join(parts)
     first = os.pread(fd, length, start)
     if len(first) == length or not first:
         return first
@@ -247,7 +295,7 @@ class Storage:
             self.root, self.options = _azure_root(self.root, self.options)
         fs_protocol = _FS_PROTOCOL.get(self.protocol.lower(), self.protocol)
         self.io = io or IO_TUNABLES
-        self._early: dict[tuple[str, str], concurrent.futures.Future[Any]] = {}
+        self._early = _EarlyAnswers()
         try:
             kwargs = fsspec_kwargs(self.protocol, self.options, self.io)
             if self.protocol.lower() in _URL_ROOTS:
@@ -394,7 +442,7 @@ class Storage:
     async def list_dir_async(self, rel: str = "") -> list[FileInfo]:
         if self.is_local:
             return await asyncio.to_thread(self.list_dir, rel)
-        early = self._early.pop((_LIST, self.full_path(rel)), None)
+        early = self._early.take(self._early_key(_LIST, rel))
         if early is not None:
             return await asyncio.wrap_future(early)
         return await self._list_remote(rel)
@@ -413,21 +461,48 @@ class Storage:
         Loading a table asks one question after another (its configs, its timeline, its
         partitions), and on a store each answer is a round trip; asked early, several come
         back in one. Each answer is taken once, by the next ``list_dir`` or ``read_bytes``
-        of that path (or their async forms), and replaces any earlier one not taken: a
-        table loaded again sees storage as it is then. Failures are reported to the
-        caller that takes the answer, as if it had asked itself.
+        of that path (or their async forms), and replaces any earlier one not taken.
+        Failures are reported to the caller that takes the answer, as if it had asked
+        itself. ``forget_early`` drops answers nobody took (a table's load starts so).
         """
         if self.is_local:
             return
         for rel in listings:
-            self._early[(_LIST, self.full_path(rel))] = self.submit(self._list_remote(rel))
+            self._early.put(self._early_key(_LIST, rel), self.submit(self._list_remote(rel)))
         for rel in reads:
-            self._early[(_READ, self.full_path(rel))] = self.submit(self._read_remote(rel))
+            self._early.put(self._early_key(_READ, rel), self.submit(self._read_remote(rel)))
+
+    def forget_early(self) -> None:
+        """Drop the answers asked early that nobody took: a table loaded again must not
+        take listings made for its earlier load."""
+        self._early.clear()
+
+    def ask_early_after(self, after: Sequence[str], listings: Sequence[str]) -> None:
+        """``ask_early`` for ``listings`` once the listings of ``after`` asked early have
+        arrived, not before: a folder listed before a timeline could miss the files of an
+        instant the timeline shows completed."""
+        if self.is_local or not listings:
+            return
+        waits = [f for rel in after if (f := self._early.peek(self._early_key(_LIST, rel))) is not None]
+
+        async def then() -> None:
+            for wait in waits:
+                with suppress(HudiCoreError):  # the one who takes that listing reports it
+                    await asyncio.wrap_future(wait)
+            loop = asyncio.get_running_loop()
+
+            def asker(rel: str) -> Callable[[], concurrent.futures.Future[list[FileInfo]]]:
+                return lambda: asyncio.run_coroutine_threadsafe(self._list_remote(rel), loop)
+
+            for rel in listings:  # the walk may have asked already (``ask_early_tree``)
+                self._early.put_new(self._early_key(_LIST, rel), asker(rel))
+
+        self.submit(then())
 
     def ask_early_following(self, rel: str, choose: Callable[[list[FileInfo]], list[str]]) -> None:
         """Once the listing of ``rel`` asked early arrives, ``ask_early`` to read the files
         ``choose`` picks from it: a chain of two round trips started as one."""
-        early = self._early.get((_LIST, self.full_path(rel)))
+        early = self._early.peek(self._early_key(_LIST, rel))
         if self.is_local or early is None:
             return
 
@@ -438,8 +513,8 @@ class Storage:
                 return
             loop = asyncio.get_running_loop()
             for path in choose(entries):
-                self._early[(_READ, self.full_path(path))] = asyncio.run_coroutine_threadsafe(
-                    self._read_remote(path), loop
+                self._early.put(
+                    self._early_key(_READ, path), asyncio.run_coroutine_threadsafe(self._read_remote(path), loop)
                 )
 
         self.submit(follow())
@@ -449,18 +524,16 @@ class Storage:
         of the tree (the root is the first; hidden folders aside), each as soon as its
         parent's listing shows it: the walk that finds a table's partitions, done ahead
         of the scan. The partitions' own listings are left to the scan, which lists only
-        those its filters keep."""
+        those its filters keep. The root's listing asked early is used if there is one."""
         if self.is_local or levels < 1:
             return
         self.submit(self._early_tree("", levels))
 
     async def _early_tree(self, rel: str, levels: int) -> None:
-        key = (_LIST, self.full_path(rel))
-        early = self._early.get(key)
-        if early is None:
-            early = self._early[key] = asyncio.run_coroutine_threadsafe(
-                self._list_remote(rel), asyncio.get_running_loop()
-            )
+        loop = asyncio.get_running_loop()
+        early = self._early.put_new(
+            self._early_key(_LIST, rel), lambda: asyncio.run_coroutine_threadsafe(self._list_remote(rel), loop)
+        )
         if levels == 1:
             return
         try:
@@ -470,6 +543,11 @@ class Storage:
         await asyncio.gather(
             *(self._early_tree(e.path, levels - 1) for e in entries if e.is_dir and not e.name.startswith("."))
         )
+
+    def _early_key(self, kind: str, rel: str) -> tuple[str, str, str]:
+        # The asking storage's root is part of the key: a listing's entries are
+        # relative to the storage that listed.
+        return kind, self.root, self.relative(rel)
 
     def _info(self, rel: str, entry: dict) -> FileInfo:
         name = entry["name"].rstrip("/").rsplit("/", 1)[-1]
@@ -509,7 +587,7 @@ class Storage:
         with self._errors("read", rel):
             # A descriptor and pread, not fsspec's opener or a buffered file: planning reads
             # thousands of footers, and each of those costs more than the bytes.
-            fd = os.open(self.full_path(rel), os.O_RDONLY)
+            fd = os.open(self.full_path(rel), os.O_RDONLY | getattr(os, "O_BINARY", 0))
             try:
                 if start < 0 or end < 0:
                     size = os.fstat(fd).st_size
@@ -521,7 +599,7 @@ class Storage:
     async def read_bytes_async(self, rel: str) -> bytes:
         if self.is_local:
             return await asyncio.to_thread(self.read_bytes, rel)
-        early = self._early.pop((_READ, self.full_path(rel)), None)
+        early = self._early.take(self._early_key(_READ, rel))
         if early is not None:
             return await asyncio.wrap_future(early)
         return await self._read_remote(rel)
@@ -654,7 +732,7 @@ class Storage:
         state = self.__dict__.copy()
         state.pop("arrow_fs", None)
         state.pop("fetcher", None)
-        state["_early"] = {}  # answers in flight belong to this process's loop
+        state["_early"] = _EarlyAnswers()  # answers in flight belong to this process's loop
         return state
 
 

@@ -58,11 +58,13 @@ if TYPE_CHECKING:  # the archive (fastavro, log blocks) loads only when a read a
 def ask_for_timeline(storage: Storage, *also_list: str, instants: bool = True) -> None:
     """Start, on an object store, what loading the table's timeline asks first, all
     at once: ``hoodie.properties``, the timeline folders of both layouts (which one
-    holds the timeline, the properties say), and the folders ``also_list``; with
+    holds the timeline, the properties say), and the folders ``also_list`` once
+    those listings have arrived (never older than the timeline they go with); with
     ``instants``, the files of the completed data instants each listing shows, as
     soon as it shows them (``_start_fetch`` takes them)."""
     folders = [_LAYOUT_2_TIMELINE, ".hoodie"]
-    storage.ask_early(listings=[*folders, *also_list], reads=[PROPERTIES])
+    storage.ask_early(listings=folders, reads=[PROPERTIES])
+    storage.ask_early_after(folders, also_list)
     if not instants:
         return
     for folder in folders:

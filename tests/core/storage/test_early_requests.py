@@ -47,16 +47,25 @@ def fresh(proxy: S3Proxy) -> S3Proxy:
     return proxy
 
 
+def _target(r: dict) -> str:
+    path = unquote(r["path"])
+    if "prefix=" in path:
+        return path.split("prefix=", 1)[1].split("&", 1)[0]
+    return path.split(f"/{BUCKET}/", 1)[-1].split("?", 1)[0]
+
+
 def _asked(proxy: S3Proxy) -> list[str]:
     """What each finished request asked for: a listed prefix (ending in /) or a read key."""
-    out = []
+    return [_target(r) for r in proxy.requests()]
+
+
+def _listed_after(proxy: S3Proxy, later: str, earlier: list[str]) -> bool:
+    """Whether the listing of ``later`` arrived after the first listings of ``earlier`` ended."""
+    first: dict[str, dict] = {}
     for r in proxy.requests():
-        path = unquote(r["path"])
-        if "prefix=" in path:
-            out.append(path.split("prefix=", 1)[1].split("&", 1)[0])
-        else:
-            out.append(path.split(f"/{BUCKET}/", 1)[-1].split("?", 1)[0])
-    return out
+        first.setdefault(_target(r), r)
+    ends = [first[e]["arrived_ms"] + first[e]["ms"] for e in earlier]
+    return first[later]["arrived_ms"] >= max(ends)
 
 
 def _until(proxy: S3Proxy, done: Callable[[list[str]], bool]) -> list[str]:
@@ -89,6 +98,8 @@ def test_the_walk_for_partitions_is_asked_with_the_load(fresh: S3Proxy, table_pa
     assert [s.partition_path for s in pruned] == [V6_PARTITIONS[0]]
     asked = _asked(fresh)
     assert [p for p in V6_PARTITIONS if f"{V6}/{p}/" in asked] == [V6_PARTITIONS[0]]
+    # The root is listed after the timeline: never older than the instants it goes with.
+    assert _listed_after(fresh, f"{V6}/", [f"{V6}/.hoodie/", f"{V6}/.hoodie/timeline/"])
     assert_reads_as_local(table, HudiTableBuilder.from_base_uri(str(table_path(V6))).build(), V6)
     asked = _asked(fresh)
     # Taken from the early answers, not asked again. (``.hoodie/`` is not among them: s3fs
@@ -108,11 +119,30 @@ def test_the_metadata_tables_instants_are_asked_with_the_load(fresh: S3Proxy, ta
     asked = _until(fresh, lambda got: len(mdt_instants(got)) >= 5)
     assert len(mdt_instants(asked)) >= 5, asked
     assert_reads_as_local(table, HudiTableBuilder.from_base_uri(str(table_path(V9))).build(), V9)
+    # The metadata table's files are listed after its timeline, never before.
+    mdt = f"{V9}/.hoodie/metadata"
+    assert _listed_after(fresh, f"{mdt}/files/", [f"{mdt}/.hoodie/", f"{mdt}/.hoodie/timeline/"])
     asked = _asked(fresh)
     instants = mdt_instants(asked)
     assert len(instants) == len(set(instants)), instants  # each read once
     for prefix in [f"{V9}/.hoodie/timeline/", f"{V9}/.hoodie/metadata/files/", f"{V9}/.hoodie/hoodie.properties"]:
         assert asked.count(prefix) == 1, (prefix, asked)
+
+
+def test_a_table_loaded_again_lists_storage_as_it_is_then(fresh: S3Proxy, s3_endpoint: str) -> None:
+    import s3fs
+
+    fs = s3fs.S3FileSystem(key="testing", secret="testing", client_kwargs={"endpoint_url": s3_endpoint})
+    first = _table(fresh, V6)  # its load asks the walk; nothing takes the answers
+    _until(fresh, lambda got: f"{V6}/byteField=20/" in got)
+    added = f"{BUCKET}/{V6}/byteField=20/shortField=999/.hoodie_partition_metadata"
+    fs.pipe(added, b"#partition metadata")
+    try:
+        again = first.reloaded()
+        storage = again._context.storage
+        assert "shortField=999" in [e.name for e in storage.list_dir("byteField=20")]
+    finally:
+        fs.rm(added)
 
 
 def _storage(proxy: S3Proxy) -> Storage:
@@ -173,4 +203,4 @@ def test_a_local_table_asks_nothing_early(table_path) -> None:
     storage = Storage(str(table_path(V6)))
     storage.ask_early(reads=[".hoodie/hoodie.properties"], listings=[""])
     storage.ask_early_tree(2)
-    assert storage._early == {}
+    assert len(storage._early) == 0
