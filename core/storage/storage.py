@@ -489,13 +489,8 @@ class Storage:
             for wait in waits:
                 with suppress(HudiCoreError):  # the one who takes that listing reports it
                     await asyncio.wrap_future(wait)
-            loop = asyncio.get_running_loop()
-
-            def asker(rel: str) -> Callable[[], concurrent.futures.Future[list[FileInfo]]]:
-                return lambda: asyncio.run_coroutine_threadsafe(self._list_remote(rel), loop)
-
             for rel in listings:  # the walk may have asked already (``ask_early_tree``)
-                self._early.put_new(self._early_key(_LIST, rel), asker(rel))
+                self._early.put_new(self._early_key(_LIST, rel), self._asker(_LIST, rel))
 
         self.submit(then())
 
@@ -511,11 +506,8 @@ class Storage:
                 entries = await asyncio.wrap_future(early)
             except HudiCoreError:  # the one who takes the listing reports it
                 return
-            loop = asyncio.get_running_loop()
             for path in choose(entries):
-                self._early.put(
-                    self._early_key(_READ, path), asyncio.run_coroutine_threadsafe(self._read_remote(path), loop)
-                )
+                self._early.put(self._early_key(_READ, path), self._asker(_READ, path)())
 
         self.submit(follow())
 
@@ -530,10 +522,7 @@ class Storage:
         self.submit(self._early_tree("", levels))
 
     async def _early_tree(self, rel: str, levels: int) -> None:
-        loop = asyncio.get_running_loop()
-        early = self._early.put_new(
-            self._early_key(_LIST, rel), lambda: asyncio.run_coroutine_threadsafe(self._list_remote(rel), loop)
-        )
+        early = self._early.put_new(self._early_key(_LIST, rel), self._asker(_LIST, rel))
         if levels == 1:
             return
         try:
@@ -543,6 +532,12 @@ class Storage:
         await asyncio.gather(
             *(self._early_tree(e.path, levels - 1) for e in entries if e.is_dir and not e.name.startswith("."))
         )
+
+    def _asker(self, kind: str, rel: str) -> Callable[[], concurrent.futures.Future[Any]]:
+        """What asks for ``rel`` early from a coroutine already on the I/O loop."""
+        loop = asyncio.get_running_loop()
+        ask = self._list_remote if kind == _LIST else self._read_remote
+        return lambda: asyncio.run_coroutine_threadsafe(ask(rel), loop)
 
     def _early_key(self, kind: str, rel: str) -> tuple[str, str, str]:
         # The asking storage's root is part of the key: a listing's entries are

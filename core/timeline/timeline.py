@@ -121,23 +121,21 @@ class HudiTimeline:
         cls,
         storage: Storage,
         config: TableConfig,
-        listed: list[FileInfo] | None = None,
         previous: HudiTimeline | None = None,
     ) -> HudiTimeline:
-        """The timeline in ``config.timeline_path`` (``listed``: that folder's
-        listing, made already). ``previous``, an earlier load of the same
+        """The timeline in ``config.timeline_path`` (on an object store, the listing
+        ``ask_for_timeline`` asked early). ``previous``, an earlier load of the same
         table, lends what it decoded of instants completed on both."""
         folder = config.timeline_path
         tz = config.timezone
         completed: list[HudiInstant] = []
         pending: list[HudiInstant] = []
-        if listed is None:
-            try:
-                listed = storage.list_dir(folder)
-            except HudiFileNotFoundError:
-                if storage.is_local:
-                    raise
-                listed = []  # an object store has no empty folders: no objects, no instants
+        try:
+            listed = storage.list_dir(folder)
+        except HudiFileNotFoundError:
+            if storage.is_local:
+                raise
+            listed = []  # an object store has no empty folders: no objects, no instants
         for info in listed:
             if info.is_dir:
                 continue
@@ -161,15 +159,7 @@ class HudiTimeline:
         an object store, what ``ask_for_timeline`` asked early is taken here: the
         configs say which of the two listings is the timeline."""
         config = load_table_config(storage, overrides)
-        listed: list[FileInfo] | None = None
-        if not storage.is_local:
-            try:
-                listed = storage.list_dir(config.timeline_path)
-            except HudiFileNotFoundError:
-                listed = []  # no objects under it: no instants
-            except HudiCoreError:
-                listed = None  # listed again below, and any failure reported there
-        return config, cls.load(storage, config, listed, previous)
+        return config, cls.load(storage, config, previous)
 
     @staticmethod
     def _check_layout(storage: Storage, config: TableConfig, folder: str) -> None:
