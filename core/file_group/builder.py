@@ -12,7 +12,7 @@ from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiTimelineError
 from hudi_ray.core.file_group.file_slice import HudiFileSlice, relative_path
 from hudi_ray.core.file_group.visibility import Visibility
 from hudi_ray.core.log_file import LogFile, parse_log_file_name
-from hudi_ray.core.storage import FileInfo
+from hudi_ray.core.storage import UNKNOWN_SIZE, FileInfo, Storage
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.timeline.instant import REPLACE_COMMIT
 
@@ -116,7 +116,8 @@ class _Chosen:
 class SliceBuilder:
     """Picks the latest file slice of each file group as of a visibility."""
 
-    def __init__(self, timeline: HudiTimeline, table_version: int) -> None:
+    def __init__(self, storage: Storage, timeline: HudiTimeline, table_version: int) -> None:
+        self.storage = storage
         self.timeline = timeline
         self.table_version = table_version
 
@@ -128,8 +129,8 @@ class SliceBuilder:
         kept = [g for g in groups if not skip(g)]
         archived = self._archived_log_times(kept, visibility)
         chosen = [c for g in kept if (c := self._latest(g, visibility, archived)) is not None]
-        counts = self._record_counts(chosen)
-        slices = [self._slice(c, n) for c, n in zip(chosen, counts)]
+        counts, sizes = self._commit_facts(chosen)
+        slices = [self._slice(c, n, size) for c, n, size in zip(chosen, counts, sizes)]
         slices.sort(key=attrgetter("partition_path", "file_id"))
         return slices
 
@@ -211,14 +212,17 @@ class SliceBuilder:
             f"of instant {latest} makes its file slice depend on it, so the read cannot be answered"
         )
 
-    def _record_counts(self, chosen: list[_Chosen]) -> list[int]:
-        """Each chosen base file's record count from the writing commit's stats (0 when
-        they do not say, or for a slice of log files alone), without opening the files."""
+    def _commit_facts(self, chosen: list[_Chosen]) -> tuple[list[int], list[int]]:
+        """Each chosen base file's record count and size from the writing commit's stats,
+        without opening the files: count 0 and size ``UNKNOWN_SIZE`` where they do not say
+        (or for a slice of log files alone). A base file is written once and never changed,
+        and Hudi records its size when it closes it: on every real table they agree."""
         by_instant: dict[str, list[tuple[int, str]]] = {}
         for i, c in enumerate(chosen):
             if c.base is not None:
                 by_instant.setdefault(c.base[0], []).append((i, relative_path(c.group.partition_path, c.base[1])))
         counts = [0] * len(chosen)
+        sizes = [UNKNOWN_SIZE] * len(chosen)
         for ts, places in by_instant.items():
             instant = self.timeline.find(ts)
             if instant is None:
@@ -227,24 +231,34 @@ class SliceBuilder:
                 stats = self.timeline.write_stats(instant)
             except HudiFileNotFoundError:
                 continue
-            written = {st.get("path"): st.get("numWrites") for st in stats if st.get("path")}
+            written = {st["path"]: st for st in stats if st.get("path")}
             for i, path in places:
-                n = written.get(path)
-                if n is not None:
+                st = written.get(path)
+                if st is None:
+                    continue
+                if (n := st.get("numWrites")) is not None:
                     counts[i] = int(n)
-        return counts
+                if size := st.get("fileSizeInBytes"):
+                    sizes[i] = int(size)
+        return counts, sizes
 
-    @staticmethod
-    def _slice(c: _Chosen, num_records: int) -> HudiFileSlice:
+    def _slice(self, c: _Chosen, num_records: int, stated_size: int) -> HudiFileSlice:
         g = c.group
         log_names = [lf.name for lf in c.logs]
-        log_sizes = [lf.size for lf in c.logs]
+        # A log file's size is read from storage where the listing did not: Hudi appends to
+        # log files (table version 6), so a commit's stat may predate the last append.
+        log_sizes = [lf.size if lf.size >= 0 else self._size(g, lf.name) for lf in c.logs]
         if c.base is None:
             return HudiFileSlice(
                 g.file_id, g.partition_path, c.creation_instant_time, "", 0, 0, log_names, log_sizes, 0, None
             )
         instant_time, name, size = c.base
+        if size < 0:
+            size = stated_size if stated_size >= 0 else self._size(g, name)
         # Positional, in the fields' order: one per file group of the table.
         return HudiFileSlice(
             g.file_id, g.partition_path, instant_time, name, size, size, log_names, log_sizes, num_records, instant_time
         )
+
+    def _size(self, g: FileGroup, name: str) -> int:
+        return self.storage.size(relative_path(g.partition_path, name))

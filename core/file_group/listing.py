@@ -53,7 +53,8 @@ class FileLister:
             cached = self._listings.get(rel)
         if cached is not None:
             return cached
-        entries = self.storage.list_dir(rel)
+        # Sizes are learned for the files a read keeps (``SliceBuilder``), not for every file.
+        entries = self.storage.list_dir(rel, sizes=False)
         with self._lock:
             self._listings[rel] = entries
         return entries

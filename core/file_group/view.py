@@ -33,7 +33,7 @@ class FileSystemView:
         self.config = config
         self.timeline = timeline
         self._lister = FileLister(storage, timeline, partitioner, tunables)
-        self._slices = SliceBuilder(timeline, config.table_version)
+        self._slices = SliceBuilder(storage, timeline, config.table_version)
         self._checks = IntegrityChecks(storage, timeline, self._lister, config.table_version)
 
     # -- visibility ----------------------------------------------------------

@@ -12,7 +12,7 @@ from hudi_ray.core.storage.prefetch import (
     fetch_parquet,
     parquet_chunk_ranges,
 )
-from hudi_ray.core.storage.storage import FileInfo, Storage, StorageLike, normalize_base_uri
+from hudi_ray.core.storage.storage import UNKNOWN_SIZE, FileInfo, Storage, StorageLike, normalize_base_uri
 
 __all__ = [
     "PREFETCH_TUNABLES",
@@ -23,6 +23,7 @@ __all__ = [
     "PrefetchingStorage",
     "Storage",
     "StorageLike",
+    "UNKNOWN_SIZE",
     "coalesce_ranges",
     "fetch_parquet",
     "move_credentials",

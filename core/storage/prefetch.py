@@ -283,8 +283,8 @@ class PrefetchingStorage:
     def uri(self, rel: str) -> str:
         return self._inner.uri(rel)
 
-    def list_dir(self, rel: str = "") -> list[FileInfo]:
-        return self._inner.list_dir(rel)
+    def list_dir(self, rel: str = "", *, sizes: bool = True) -> list[FileInfo]:
+        return self._inner.list_dir(rel, sizes=sizes)
 
     async def list_dir_async(self, rel: str = "") -> list[FileInfo]:
         return await self._inner.list_dir_async(rel)

@@ -1,0 +1,115 @@
+"""File slices' sizes when planning lists storage: a local listing reads no sizes, a base
+file's size comes from the commit that wrote it, and anything no commit states (log
+files, a stat without its size) is read from storage. Every size equals the file's."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hudi_ray import HudiFileNotFoundError
+from hudi_ray.core.storage import UNKNOWN_SIZE, Storage
+from tests.core.damage import V6, edit_json_commit, listing
+from tests.support import all_table_names
+
+LISTED = [n for n in all_table_names() if not n.endswith("_empty")]
+
+
+def _sizes_on_disk(path: Path, table) -> list[tuple[str, int, int]]:
+    """(file, planned size, size on disk) of every file of the latest slices."""
+    out = []
+    for s in table.get_file_slices():
+        if s.base_file_name:
+            rel = s.base_file_relative_path()
+            out.append((rel, s.base_file_size, os.path.getsize(path / rel)))
+        for rel, size in zip(s.log_files_relative_paths(), s.log_file_sizes):
+            out.append((rel, size, os.path.getsize(path / rel)))
+    return out
+
+
+@pytest.mark.parametrize("name", LISTED)
+def test_planned_sizes_are_the_files_sizes_on_every_real_table(table_path, name: str) -> None:
+    path = table_path(name)
+    sizes = _sizes_on_disk(path, listing(path))
+    assert sizes, f"{name} planned no files"
+    assert [(rel, planned) for rel, planned, _ in sizes] == [(rel, disk) for rel, _, disk in sizes]
+
+
+def _counting_stats(monkeypatch) -> list[str]:
+    asked: list[str] = []
+    size = Storage.size
+
+    def counted(self: Storage, rel: str) -> int:
+        asked.append(rel)
+        return size(self, rel)
+
+    monkeypatch.setattr(Storage, "size", counted)
+    return asked
+
+
+def test_base_files_sizes_come_from_their_commits(table_path, monkeypatch) -> None:
+    asked = _counting_stats(monkeypatch)
+    slices = listing(table_path("sample_table/cow/v6_complexkeygen_hivestyle")).get_file_slices()
+    assert slices and all(s.base_file_size > 0 for s in slices)
+    assert asked == []
+
+
+def test_log_files_sizes_are_read_from_storage(table_path, monkeypatch) -> None:
+    # Table version 6 appends to log files: a commit's stat may predate the last append.
+    path = table_path("quickstart_trips_table/mor/avro/v6_trips_8i1u")
+    asked = _counting_stats(monkeypatch)
+    slices = listing(path).get_file_slices()
+    logs = sorted(rel for s in slices for rel in s.log_files_relative_paths())
+    assert logs and sorted(asked) == logs
+
+
+def test_a_base_file_no_commit_sizes_is_read_from_storage(copy_of, monkeypatch) -> None:
+    path = copy_of(V6)
+
+    def unsized(meta: dict) -> None:
+        for stats in meta["partitionToWriteStats"].values():
+            for stat in stats:
+                stat.pop("fileSizeInBytes", None)
+
+    edit_json_commit(path, unsized)
+    asked = _counting_stats(monkeypatch)
+    sizes = _sizes_on_disk(path, listing(path))
+    assert sizes and all(planned == disk for _, planned, disk in sizes)
+    assert sorted(asked) == sorted(rel for rel, _, _ in sizes)
+
+
+def test_a_base_file_gone_after_listing_is_reported(copy_of, monkeypatch) -> None:
+    path = copy_of(V6)
+    edit_json_commit(
+        path, lambda meta: [s.pop("fileSizeInBytes") for v in meta["partitionToWriteStats"].values() for s in v]
+    )
+    table = listing(path)
+    victim = next(path.glob("*.parquet"))
+    list_dir = Storage.list_dir
+
+    def then_removed(self: Storage, rel: str = "", *, sizes: bool = True):
+        entries = list_dir(self, rel, sizes=sizes)
+        if victim.exists() and any(e.name == victim.name for e in entries):
+            victim.unlink()  # as a cleaner would, between the listing and the slices
+        return entries
+
+    monkeypatch.setattr(Storage, "list_dir", then_removed)
+    with pytest.raises(HudiFileNotFoundError, match=victim.name):
+        table.get_file_slices()
+
+
+def test_a_local_listing_without_sizes(tmp_path: Path) -> None:
+    (tmp_path / "part").mkdir()
+    (tmp_path / "a.parquet").write_bytes(b"x" * 7)
+    (tmp_path / "dangling.parquet").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "link.parquet").symlink_to(tmp_path / "a.parquet")
+    storage = Storage(str(tmp_path))
+    sized = {e.name: (e.size, e.is_dir) for e in storage.list_dir()}
+    unsized = {e.name: (e.size, e.is_dir) for e in storage.list_dir(sizes=False)}
+    assert sized == {"part": (0, True), "a.parquet": (7, False), "link.parquet": (7, False)}
+    assert unsized == {"part": (0, True), "a.parquet": (UNKNOWN_SIZE, False), "link.parquet": (UNKNOWN_SIZE, False)}
+    assert [e.path for e in storage.list_dir("part", sizes=False)] == []
+    (tmp_path / "part" / "b.parquet").write_bytes(b"yy")
+    assert [(e.path, e.size) for e in storage.list_dir("part")] == [("part/b.parquet", 2)]
