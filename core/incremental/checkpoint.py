@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,6 +156,9 @@ class CheckpointStore:
         naming the run that holds it. An expired lease is taken over."""
         if not lease_seconds > 0:
             raise HudiCheckpointError(f"lease_seconds must be positive, got {lease_seconds}")
+        import socket  # here: a table that plans no incremental run loads neither
+        import uuid
+
         now = time.time()
         mine = Lease(
             run_id=uuid.uuid4().hex,

@@ -4,8 +4,15 @@ and Java's String.hashCode for routing keys to file groups."""
 from __future__ import annotations
 
 import base64
-import hashlib
 import struct
+from typing import TYPE_CHECKING
+
+from hudi_ray.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import hashlib
+else:
+    hashlib = lazy_module("hashlib")  # OpenSSL's load, for tables whose metadata table is read
 
 _P1 = 0x9E3779B185EBCA87
 _P2 = 0xC2B2AE3D27D4EB4F

@@ -10,7 +10,6 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import re
-import uuid
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -751,7 +750,7 @@ def _written_aside(path: str, data: bytes) -> str:
     """``data`` written and synced to a new temporary file beside local ``path``; its path."""
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.urandom(16).hex()}.tmp")
     try:
         with open(tmp, "wb") as f:
             f.write(data)

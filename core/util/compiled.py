@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import tempfile
 import threading
 from types import ModuleType
 from typing import Literal, TypedDict
@@ -57,6 +56,8 @@ def load(module: str) -> ModuleType:
         from numba.core import config
 
         if not config.CACHE_DIR:  # type: ignore[attr-defined]  # numba sets its config at runtime
+            import tempfile
+
             config.CACHE_DIR = os.path.join(tempfile.gettempdir(), f"hudi-ray-numba-{_user()}")  # type: ignore[attr-defined]
         return importlib.import_module(module)
 
