@@ -129,8 +129,9 @@ class SliceBuilder:
         kept = [g for g in groups if not skip(g)]
         archived = self._archived_log_times(kept, visibility)
         chosen = [c for g in kept if (c := self._latest(g, visibility, archived)) is not None]
-        counts, sizes = self._commit_facts(chosen)
-        slices = [self._slice(c, n, size) for c, n, size in zip(chosen, counts, sizes)]
+        counts, stated = self._commit_facts(chosen)
+        sizes = self._sizes(chosen, stated)
+        slices = [self._slice(c, n, base, logs) for c, n, (base, logs) in zip(chosen, counts, sizes)]
         slices.sort(key=attrgetter("partition_path", "file_id"))
         return slices
 
@@ -215,8 +216,9 @@ class SliceBuilder:
     def _commit_facts(self, chosen: list[_Chosen]) -> tuple[list[int], list[int]]:
         """Each chosen base file's record count and size from the writing commit's stats,
         without opening the files: count 0 and size ``UNKNOWN_SIZE`` where they do not say
-        (or for a slice of log files alone). A base file is written once and never changed,
-        and Hudi records its size when it closes it: on every real table they agree."""
+        (or for a slice of log files alone). Hudi records a base file's size when it closes
+        it, and on every real table they agree; a commit holding several stats of one file
+        that disagree (a writer that replaced the file within the commit) sizes none."""
         by_instant: dict[str, list[tuple[int, str]]] = {}
         for i, c in enumerate(chosen):
             if c.base is not None:
@@ -231,34 +233,56 @@ class SliceBuilder:
                 stats = self.timeline.write_stats(instant)
             except HudiFileNotFoundError:
                 continue
-            written = {st["path"]: st for st in stats if st.get("path")}
+            written: dict[str, dict] = {}
+            unsized: set[str] = set()
+            for st in stats:
+                path = st.get("path")
+                if not path:
+                    continue
+                earlier = written.get(path)
+                if earlier is not None and earlier.get("fileSizeInBytes") != st.get("fileSizeInBytes"):
+                    unsized.add(path)
+                written[path] = st
             for i, path in places:
                 st = written.get(path)
                 if st is None:
                     continue
                 if (n := st.get("numWrites")) is not None:
                     counts[i] = int(n)
-                if size := st.get("fileSizeInBytes"):
+                if path not in unsized and (size := st.get("fileSizeInBytes")):
                     sizes[i] = int(size)
         return counts, sizes
 
-    def _slice(self, c: _Chosen, num_records: int, stated_size: int) -> HudiFileSlice:
+    def _sizes(self, chosen: list[_Chosen], stated: list[int]) -> list[tuple[int, list[int]]]:
+        """Each chosen slice's base file size and log file sizes: as listed, else (a base
+        file) as its commit states, else read from storage, all those together. A log
+        file's size is never taken from a commit: Hudi appends to log files (table
+        version 6), so a commit's stat may predate the last append."""
+        unknown: list[str] = []
+        for c, size in zip(chosen, stated):
+            part = c.group.partition_path
+            if c.base is not None and c.base[2] < 0 and size < 0:
+                unknown.append(relative_path(part, c.base[1]))
+            unknown.extend(relative_path(part, lf.name) for lf in c.logs if lf.size < 0)
+        found = iter(self.storage.sizes(unknown) if unknown else ())
+        out: list[tuple[int, list[int]]] = []
+        for c, size in zip(chosen, stated):
+            base = 0
+            if c.base is not None:
+                base = c.base[2] if c.base[2] >= 0 else size if size >= 0 else next(found)
+            out.append((base, [lf.size if lf.size >= 0 else next(found) for lf in c.logs]))
+        return out
+
+    @staticmethod
+    def _slice(c: _Chosen, num_records: int, size: int, log_sizes: list[int]) -> HudiFileSlice:
         g = c.group
         log_names = [lf.name for lf in c.logs]
-        # A log file's size is read from storage where the listing did not: Hudi appends to
-        # log files (table version 6), so a commit's stat may predate the last append.
-        log_sizes = [lf.size if lf.size >= 0 else self._size(g, lf.name) for lf in c.logs]
         if c.base is None:
             return HudiFileSlice(
                 g.file_id, g.partition_path, c.creation_instant_time, "", 0, 0, log_names, log_sizes, 0, None
             )
-        instant_time, name, size = c.base
-        if size < 0:
-            size = stated_size if stated_size >= 0 else self._size(g, name)
+        instant_time, name, _ = c.base
         # Positional, in the fields' order: one per file group of the table.
         return HudiFileSlice(
             g.file_id, g.partition_path, instant_time, name, size, size, log_names, log_sizes, num_records, instant_time
         )
-
-    def _size(self, g: FileGroup, name: str) -> int:
-        return self.storage.size(relative_path(g.partition_path, name))

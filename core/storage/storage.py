@@ -256,6 +256,8 @@ class StorageLike(Protocol):
 
     def size(self, rel: str) -> int: ...
 
+    def sizes(self, rels: Sequence[str]) -> list[int]: ...
+
     def read_bytes(self, rel: str) -> bytes: ...
 
     def read_range(self, rel: str, start: int, end: int) -> bytes: ...
@@ -438,12 +440,10 @@ class Storage:
                                 is_dir = e.is_dir()
                                 if is_dir:
                                     size = 0
-                                elif sizes:
-                                    size = e.stat().st_size
-                                elif e.is_file():
-                                    size = UNKNOWN_SIZE
-                                else:
+                                elif not e.is_file():
                                     continue  # not a regular file: a dangling link, a socket
+                                else:
+                                    size = e.stat().st_size if sizes else UNKNOWN_SIZE
                             except FileNotFoundError:
                                 continue  # a dangling link names no file, as Arrow's listing has none
                             out.append(FileInfo(e.name, prefix + e.name, size, is_dir))
@@ -581,6 +581,20 @@ class Storage:
             return self.fetcher.run(self.size_async(rel))
         with self._errors("stat", rel):
             return os.stat(self.full_path(rel)).st_size
+
+    def sizes(self, rels: Sequence[str]) -> list[int]:
+        """The sizes of ``rels``; the first that fails is reported as ``size`` reports it.
+        Local files are stat'ed in one loop, not through a mapping context each."""
+        if not self.is_local:
+            return [self.size(rel) for rel in rels]  # a store's listings carry sizes: rarely asked
+        out: list[int] = []
+        for rel in rels:
+            try:
+                out.append(os.stat(self.full_path(rel)).st_size)
+            except OSError as exc:
+                with self._errors("stat", rel):
+                    raise exc
+        return out
 
     # -- reading -------------------------------------------------------------
 

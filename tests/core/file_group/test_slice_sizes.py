@@ -11,7 +11,7 @@ import pytest
 
 from hudi_ray import HudiFileNotFoundError
 from hudi_ray.core.storage import UNKNOWN_SIZE, Storage
-from tests.core.damage import V6, edit_json_commit, listing
+from tests.core.damage import V6, V6_LATEST, edit_json_commit, listing
 from tests.support import all_table_names
 
 LISTED = [n for n in all_table_names() if not n.endswith("_empty")]
@@ -38,22 +38,39 @@ def test_planned_sizes_are_the_files_sizes_on_every_real_table(table_path, name:
 
 
 def _counting_stats(monkeypatch) -> list[str]:
+    """The files whose sizes are read from storage from now on."""
     asked: list[str] = []
-    size = Storage.size
+    size, sizes = Storage.size, Storage.sizes
 
     def counted(self: Storage, rel: str) -> int:
         asked.append(rel)
         return size(self, rel)
 
+    def counted_many(self: Storage, rels) -> list[int]:
+        asked.extend(rels)
+        return sizes(self, rels)
+
     monkeypatch.setattr(Storage, "size", counted)
+    monkeypatch.setattr(Storage, "sizes", counted_many)
     return asked
 
 
 def test_base_files_sizes_come_from_their_commits(table_path, monkeypatch) -> None:
     asked = _counting_stats(monkeypatch)
-    slices = listing(table_path("sample_table/cow/v6_complexkeygen_hivestyle")).get_file_slices()
-    assert slices and all(s.base_file_size > 0 for s in slices)
+    list_dir = Storage.list_dir
+    listed_with: list[bool] = []
+
+    def spied(self: Storage, rel: str = "", *, sizes: bool = True):
+        listed_with.append(sizes)
+        return list_dir(self, rel, sizes=sizes)
+
+    monkeypatch.setattr(Storage, "list_dir", spied)
+    path = table_path("sample_table/cow/v6_complexkeygen_hivestyle")
+    slices = listing(path).get_file_slices()
+    assert slices and all(s.base_file_size == os.path.getsize(path / s.base_file_relative_path()) for s in slices)
     assert asked == []
+    # The partitions were listed without a stat per file.
+    assert False in listed_with
 
 
 def test_log_files_sizes_are_read_from_storage(table_path, monkeypatch) -> None:
@@ -80,13 +97,29 @@ def test_a_base_file_no_commit_sizes_is_read_from_storage(copy_of, monkeypatch) 
     assert sorted(asked) == sorted(rel for rel, _, _ in sizes)
 
 
+def test_several_stats_of_one_file_that_disagree_size_it_from_storage(copy_of, monkeypatch) -> None:
+    # A writer may replace a file within one commit (Flink's merge-and-replace handle),
+    # each time with a stat of its own: no one of them is known to be the last.
+    path = copy_of(V6)
+
+    def restated(meta: dict) -> None:
+        for stats in meta["partitionToWriteStats"].values():
+            stats.append({**stats[0], "fileSizeInBytes": stats[0]["fileSizeInBytes"] // 2})
+
+    edit_json_commit(path, restated)
+    asked = _counting_stats(monkeypatch)
+    sizes = _sizes_on_disk(path, listing(path))
+    assert sizes and all(planned == disk for _, planned, disk in sizes)
+    assert len(asked) == 1
+
+
 def test_a_base_file_gone_after_listing_is_reported(copy_of, monkeypatch) -> None:
     path = copy_of(V6)
     edit_json_commit(
         path, lambda meta: [s.pop("fileSizeInBytes") for v in meta["partitionToWriteStats"].values() for s in v]
     )
     table = listing(path)
-    victim = next(path.glob("*.parquet"))
+    victim = next(path.glob(f"*_{V6_LATEST}.parquet"))  # in the latest slice, so its size is read
     list_dir = Storage.list_dir
 
     def then_removed(self: Storage, rel: str = "", *, sizes: bool = True):
