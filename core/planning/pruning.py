@@ -119,7 +119,9 @@ class PartitionStatsPruner:
     file's rows out, so such a partition is kept whatever its stats say.
     """
 
-    def __init__(self, mdt: MetadataTable, data_filters: list[Filter], schema: pa.Schema) -> None:
+    def __init__(self, mdt: MetadataTable, data_filters: list[Filter], schema: pa.Schema | None) -> None:
+        if data_filters and schema is None:
+            raise ValueError("partition stats prune data filters by the read's schema")
         self._mdt = mdt
         self._filters = data_filters
         self._schema = schema
@@ -138,11 +140,11 @@ class PartitionStatsPruner:
 
     def prune(self, items: list[str], explain: PlanExplain) -> list[str]:
         kept = items
-        if self._filters:
+        if self._filters and (schema := self._schema) is not None:
             columns = {f.field for f in self._filters}
-            stats = index_or_none("partition stats", lambda: self._mdt.partition_stats(columns, self._schema))
+            stats = index_or_none("partition stats", lambda: self._mdt.partition_stats(columns, schema))
             if stats is not None:
-                excluded = [p for p in items if p in stats and not may_match(self._filters, stats[p], self._schema)]
+                excluded = [p for p in items if p in stats and not may_match(self._filters, stats[p], schema)]
                 dropped = set(excluded) - self._uncovered(excluded) if excluded else set()
                 kept = [p for p in items if p not in dropped]
         explain.add("partition stats", len(kept))
