@@ -24,6 +24,9 @@ the Ray planner's ``PlannerSnapshot`` and ``SliceChunks``, a reader task's
 from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.util import exported
+from hudi_ray.core.util.arrow_pool import configure_jemalloc
+
+configure_jemalloc()  # before anything loads pyarrow
 
 if TYPE_CHECKING:  # what static tools see; at run time each name loads on first use
     from hudi_ray.core.config import HudiPlanConfig, HudiReadConfig, HudiTableConfig

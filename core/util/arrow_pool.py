@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from typing import TYPE_CHECKING
 
 from hudi_ray.core.exceptions import HudiConfigError
@@ -26,6 +27,25 @@ else:
 
 # Names a pool the reader uses instead of its choice: jemalloc, mimalloc, system or default.
 POOL_ENV = "HUDI_RAY_MEMORY_POOL"
+
+# The configuration Arrow's jemalloc reads once, when pyarrow loads. As Arrow sets it up,
+# jemalloc gives freed memory back to the system at once, so the next slice's buffers
+# fault in again page by page. Without the forced purge, freed pages are reused; after
+# the dirty decay they are lent to the kernel (MADV_FREE), which takes them back only
+# when it needs memory.
+JEMALLOC_ENV = "JE_ARROW_MALLOC_CONF"
+JEMALLOC_CONF = "muzzy_decay_ms:-1"
+
+
+def configure_jemalloc() -> bool:
+    """Give Arrow's jemalloc ``JEMALLOC_CONF``, unless the process configured it itself or
+    pyarrow has loaded (too late: jemalloc has read its configuration); whether it did.
+    The environment carries it to the processes this one starts (Ray's, Spark's workers)."""
+    if "pyarrow" in sys.modules or JEMALLOC_ENV in os.environ:
+        return False
+    os.environ[JEMALLOC_ENV] = JEMALLOC_CONF
+    return True
+
 
 # Lambdas, so that naming the pools does not import pyarrow.
 _POOLS = {

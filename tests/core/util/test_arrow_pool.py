@@ -100,3 +100,73 @@ def test_a_merged_read_allocates_from_the_reader_pool(tmp_path: Path, fresh_choi
     assert pc.sum(rows["ts"]).as_py() == n + updates.num_rows
     assert ours_bytes >= rows.nbytes
     assert default_bytes < ours_bytes / 4
+
+
+# -- jemalloc's configuration --------------------------------------------------------------
+
+_FRESH = r"""
+import os, sys
+{before}
+import hudi_ray
+print(os.environ.get("JE_ARROW_MALLOC_CONF", "<unset>"))
+"""
+
+_REUSE = r"""
+import sys
+import hudi_ray
+import numpy as np
+import pyarrow as pa
+
+def rss_mib() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 // 2**20
+
+pool = pa.jemalloc_memory_pool()
+buffers = [pa.allocate_buffer(64 << 20, memory_pool=pool) for _ in range(4)]
+for b in buffers:
+    np.frombuffer(b, np.uint8)[::4096] = 1
+held = rss_mib()
+del buffers
+print(held - rss_mib())
+"""
+
+
+def _child(code: str, env: dict[str, str]) -> str:
+    import os
+    import subprocess
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if k != arrow_pool.JEMALLOC_ENV}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    ("before", "env", "expected"),
+    [
+        ("", {}, arrow_pool.JEMALLOC_CONF),
+        ("import pyarrow", {}, "<unset>"),  # jemalloc has read its configuration already
+        ("", {arrow_pool.JEMALLOC_ENV: "dirty_decay_ms:0"}, "dirty_decay_ms:0"),
+        ("", {arrow_pool.JEMALLOC_ENV: ""}, ""),
+    ],
+)
+def test_jemalloc_is_configured_only_before_pyarrow_and_only_when_the_process_did_not(
+    before: str, env: dict[str, str], expected: str
+) -> None:
+    assert _child(_FRESH.format(before=before), env) == expected
+
+
+@pytest.mark.skipif(
+    "jemalloc" not in pa.supported_memory_backends() or not Path("/proc/self/statm").exists(),
+    reason="needs Arrow's jemalloc and Linux's /proc",
+)
+def test_freed_memory_stays_for_the_next_slice() -> None:
+    """With the configuration, 256 MiB freed stay with the process for reuse; with
+    purging on (as Arrow's own configuration behaves) most of them go at once."""
+    kept = int(_child(_REUSE, {}))
+    assert kept < 64, f"{kept} MiB handed back at once"
+    given_back = int(_child(_REUSE, {arrow_pool.JEMALLOC_ENV: "dirty_decay_ms:0,muzzy_decay_ms:0"}))
+    assert given_back >= 128, f"only {given_back} MiB handed back with purging on"
