@@ -1,6 +1,7 @@
 """Storage: one small interface over fsspec for listing and reading table files,
 and a wrapper serving bytes fetched ahead from memory."""
 
+from hudi_ray.core.storage.files import UNKNOWN_SIZE, FileInfo, StorageLike
 from hudi_ray.core.storage.paths import move_credentials, redact_text, split_credentials
 from hudi_ray.core.storage.prefetch import (
     PREFETCH_TUNABLES,
@@ -12,7 +13,8 @@ from hudi_ray.core.storage.prefetch import (
     fetch_parquet,
     parquet_chunk_ranges,
 )
-from hudi_ray.core.storage.storage import UNKNOWN_SIZE, FileInfo, Storage, StorageLike, normalize_base_uri
+from hudi_ray.core.storage.storage import Storage
+from hudi_ray.core.storage.uris import normalize_base_uri
 
 __all__ = [
     "PREFETCH_TUNABLES",

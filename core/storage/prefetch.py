@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.storage.fetch import IOTunables
-from hudi_ray.core.storage.storage import FileInfo, Storage, StorageLike
+from hudi_ray.core.storage.files import FileInfo, StorageLike
+from hudi_ray.core.storage.storage import Storage
 
 if TYPE_CHECKING:
     import asyncio

@@ -9,22 +9,21 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
-import re
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
-from urllib.parse import unquote, urlparse
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hudi_ray.core.exceptions import (
     HudiCoreError,
     HudiFileNotFoundError,
-    HudiMissingExtraError,
     HudiStorageError,
     HudiUnsafePathError,
 )
+from hudi_ray.core.storage.early import EarlyAnswers
 from hudi_ray.core.storage.fetch import IO_TUNABLES, Fetcher, IOTunables, RequestFailed
+from hudi_ray.core.storage.files import FileInfo
+from hudi_ray.core.storage.local import list_local, pread_all, written_aside
 from hudi_ray.core.storage.options import AZURE_PROTOCOLS, fsspec_kwargs, open_filesystem
 from hudi_ray.core.storage.paths import (
     REDACTED,
@@ -33,7 +32,14 @@ from hudi_ray.core.storage.paths import (
     move_credentials,
     redact_options,
     redact_text,
-    split_credentials,
+)
+from hudi_ray.core.storage.uris import (
+    FS_PROTOCOL,
+    URL_ROOTS,
+    azure_root,
+    missing_filesystem,
+    normalize_base_uri,
+    url_kwargs,
 )
 
 if TYPE_CHECKING:  # fsspec loads with a remote store, or a local write: not to read a local table
@@ -52,233 +58,14 @@ else:
     pafs = lazy_module("pyarrow.fs")
 
 
-@dataclass(frozen=True, slots=True)
-class FileInfo:
-    """One entry of a directory listing (slotted: planning holds one per file)."""
-
-    name: str
-    path: str  # relative to the storage root
-    size: int  # UNKNOWN_SIZE where a local listing was asked not to read it
-    is_dir: bool
-
-
-# The size of a file a local listing did not stat (``list_dir(rel, sizes=False)``).
-UNKNOWN_SIZE = -1
-
-
-# Filesystems whose paths are whole URLs (``_strip_protocol`` keeps or parses
-# the host and user info): their root is the URI itself.
-_URL_ROOTS = {"http", "https", "webhdfs", "swebhdfs"}
-# Schemes fsspec knows under another name.
-_FS_PROTOCOL = {"s3n": "s3"}
-# The package extra that brings a filesystem's fsspec implementation along.
-_EXTRAS = {
-    "s3": "s3",
-    "s3a": "s3",
-    "s3n": "s3",
-    "gs": "gcs",
-    "gcs": "gcs",
-    "abfs": "azure",
-    "abfss": "azure",
-    "az": "azure",
-}
-
-
-def normalize_base_uri(base_uri: str, *, keep_credentials: bool = False) -> tuple[str, str]:
-    """Return ``(protocol, root)``: ``file`` with an absolute path, or a URL's scheme and path
-    (the whole URL where the filesystem addresses files by URL, as for ``https``).
-
-    Credentials in the URI are left out of the root unless ``keep_credentials``:
-    only :class:`Storage` keeps them, for clients that authenticate from the URI,
-    and it redacts them for display.
-    """
-    if not base_uri:
-        raise HudiStorageError("Empty table base URI")
-    if not keep_credentials:
-        base_uri = split_credentials(base_uri)[0]
-    parsed = urlparse(base_uri)
-    if parsed.scheme in ("", "file") or (len(parsed.scheme) == 1 and os.name == "nt"):
-        path = unquote(parsed.path) if parsed.scheme == "file" else base_uri
-        return "file", os.path.abspath(os.path.expanduser(path)).rstrip("/") or "/"
-    if parsed.scheme.lower() in _URL_ROOTS:
-        return parsed.scheme, base_uri.rstrip("/")
-    root = f"{parsed.netloc}{parsed.path}".rstrip("/")
-    return parsed.scheme, root
-
-
-def _url_kwargs(protocol: str, uri: str) -> dict:
-    """What fsspec itself takes from the URI (WebHDFS: host, port, user, password)."""
-    import fsspec
-
-    try:
-        return dict(fsspec.get_filesystem_class(protocol)._get_kwargs_from_urls(uri))
-    except Exception:  # no such filesystem: fsspec.filesystem reports it below
-        return {}
-
-
-def _missing_filesystem(protocol: str, base_url: str, exc: ImportError) -> HudiMissingExtraError:
-    """The error for a URI whose fsspec filesystem is not installed, naming what to install."""
-    from fsspec.registry import known_implementations
-
-    # fsspec raises a bare ImportError without a module name; its registry knows the package.
-    impl = known_implementations.get(_FS_PROTOCOL.get(protocol.lower(), protocol.lower()), {})
-    module = exc.name or str(impl.get("class", "")).split(".")[0] or f"a filesystem for {protocol}://"
-    extra = _EXTRAS.get(protocol.lower())
-    install = f"pip install 'hudi-ray[{extra}]'" if extra else f"pip install {module}"
-    return HudiMissingExtraError(f"Reading {base_url} needs {module}, which is not installed: {install}", module)
-
-
 T = TypeVar("T")
-
-# hudi-rs's names of an Azure account, any of which given wins over the URI's.
-_AZURE_ACCOUNT_KEYS = frozenset({"azure_storage_account_name", "account_name"})
-_AZURE_HOST = re.compile(r"^(?P<account>[^.@/]+)\.(dfs|blob)\.core\.windows\.net$", re.IGNORECASE)
-
-
-def _azure_root(root: str, options: dict[str, str]) -> tuple[str, dict[str, str]]:
-    """An Azure root (``container@account.dfs.core.windows.net/path``, or
-    ``container/path``) as ``container/path``, and the options with the URI's account."""
-    head, sep, rest = root.partition("/")
-    container, at, host = head.partition("@")
-    if not at:
-        return root, options
-    m = _AZURE_HOST.match(host)
-    if m is None:
-        raise HudiStorageError(f"Not an Azure storage account: {host!r} (expected <account>.dfs.core.windows.net)")
-    if {k.lower() for k in options}.isdisjoint(_AZURE_ACCOUNT_KEYS):
-        options = {**options, "azure_storage_account_name": m["account"]}
-    return f"{container}{sep}{rest}".rstrip("/"), options
-
 
 _LIST = "list"
 _READ = "read"
 
 
-class _EarlyAnswers:
-    """Answers asked early (``Storage.ask_early``), by (kind, root, path); shared by a
-    storage and its children. Their futures run on this process's I/O loop: a forked
-    child, whose loop is another, finds none."""
-
-    def __init__(self) -> None:
-        self._pid = os.getpid()
-        self._answers: dict[tuple[str, str, str], concurrent.futures.Future[Any]] = {}
-
-    def _own(self) -> dict[tuple[str, str, str], concurrent.futures.Future[Any]]:
-        if self._pid != os.getpid():
-            self._pid, self._answers = os.getpid(), {}
-        return self._answers
-
-    def put(self, key: tuple[str, str, str], answer: concurrent.futures.Future[Any]) -> None:
-        self._own()[key] = answer
-
-    def put_new(
-        self, key: tuple[str, str, str], ask: Callable[[], concurrent.futures.Future[Any]]
-    ) -> concurrent.futures.Future[Any]:
-        """The answer for ``key``, asked with ``ask`` when there is none (the loop's
-        thread is the only one that asks early, so there is no race to ask twice)."""
-        answers = self._own()
-        found = answers.get(key)
-        if found is None:
-            found = answers[key] = ask()
-        return found
-
-    def peek(self, key: tuple[str, str, str]) -> concurrent.futures.Future[Any] | None:
-        return self._own().get(key)
-
-    def take(self, key: tuple[str, str, str]) -> concurrent.futures.Future[Any] | None:
-        return self._own().pop(key, None)
-
-    def clear(self) -> None:
-        self._own().clear()
-
-    def __len__(self) -> int:
-        return len(self._own())
-
-
-def _pread_all(fd: int, start: int, length: int) -> bytes:
-    """``length`` bytes from ``start`` (fewer at the file's end): one pread returns at
-    most about 2 GiB. Where ``os`` has no pread (Windows), a seek and reads."""
-    if not hasattr(os, "pread"):
-        os.lseek(fd, start, os.SEEK_SET)
-        parts, got = [], 0
-        while got < length and (more := os.read(fd, length - got)):
-            parts.append(more)
-            got += len(more)
-        return b"".join(parts)
-    first = os.pread(fd, length, start)
-    if len(first) == length or not first:
-        return first
-    parts = [first]
-    got = len(first)
-    while got < length and (more := os.pread(fd, length - got, start + got)):
-        parts.append(more)
-        got += len(more)
-    return b"".join(parts)
-
-
 def _join(root: str, rel: str) -> str:
     return f"{root}/{rel}" if rel else root
-
-
-class StorageLike(Protocol):
-    """What readers use of a table's storage. :class:`Storage` is the fsspec-backed
-    one; wrappers (``PrefetchingStorage``) implement it around an inner storage
-    and hand every call they do not serve themselves to it."""
-
-    @property
-    def options(self) -> Mapping[str, str]: ...
-
-    @property
-    def protocol(self) -> str: ...
-
-    @property
-    def root(self) -> str: ...
-
-    @property
-    def base_url(self) -> str: ...
-
-    @property
-    def is_local(self) -> bool: ...
-
-    def child(self, rel: str) -> Storage: ...
-
-    def relative(self, rel: str) -> str: ...
-
-    def full_path(self, rel: str) -> str: ...
-
-    def uri(self, rel: str) -> str: ...
-
-    def list_dir(self, rel: str = "", *, sizes: bool = True) -> list[FileInfo]: ...
-
-    async def list_dir_async(self, rel: str = "") -> list[FileInfo]: ...
-
-    def exists(self, rel: str) -> bool: ...
-
-    def size(self, rel: str) -> int: ...
-
-    def sizes(self, rels: Sequence[str]) -> list[int]: ...
-
-    def read_bytes(self, rel: str) -> bytes: ...
-
-    def read_range(self, rel: str, start: int, end: int) -> bytes: ...
-
-    async def read_bytes_async(self, rel: str) -> bytes: ...
-
-    async def read_range_async(self, rel: str, start: int, end: int) -> bytes: ...
-
-    async def size_async(self, rel: str) -> int: ...
-
-    def read_many(self, rels: Sequence[str]) -> list[bytes]: ...
-
-    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]: ...
-
-    @property
-    def io(self) -> IOTunables: ...
-
-    @property
-    def arrow_fs(self) -> pafs.FileSystem: ...
-
-    def arrow_path(self, rel: str) -> str: ...
 
 
 class Storage:
@@ -297,19 +84,19 @@ class Storage:
         base_uri, self.options = move_credentials(base_uri, options or {})
         self.protocol, self.root = normalize_base_uri(base_uri, keep_credentials=True)
         if self.protocol.lower() in AZURE_PROTOCOLS:
-            self.root, self.options = _azure_root(self.root, self.options)
-        fs_protocol = _FS_PROTOCOL.get(self.protocol.lower(), self.protocol)
+            self.root, self.options = azure_root(self.root, self.options)
+        fs_protocol = FS_PROTOCOL.get(self.protocol.lower(), self.protocol)
         self.io = io or IO_TUNABLES
-        self._early = _EarlyAnswers()
+        self._early = EarlyAnswers()
         try:
             kwargs = fsspec_kwargs(self.protocol, self.options, self.io)
-            if self.protocol.lower() in _URL_ROOTS:
-                kwargs = {**_url_kwargs(fs_protocol, base_uri), **kwargs}
+            if self.protocol.lower() in URL_ROOTS:
+                kwargs = {**url_kwargs(fs_protocol, base_uri), **kwargs}
             self._fs_args = (fs_protocol, kwargs)
             if not self.is_local:
                 self.__dict__["fs"] = open_filesystem(fs_protocol, kwargs)
         except ImportError as exc:
-            raise _missing_filesystem(self.protocol, self.base_url, exc) from exc
+            raise missing_filesystem(self.protocol, self.base_url, exc) from exc
         except HudiCoreError:
             raise
         except Exception as exc:  # a client refusing its arguments: a bad key, a malformed credential
@@ -329,7 +116,7 @@ class Storage:
         """The root as a URI safe to show: any user info is redacted."""
         if self.protocol == "file":
             return f"file://{self.root}"
-        if self.protocol.lower() in _URL_ROOTS:
+        if self.protocol.lower() in URL_ROOTS:
             return redact_text(self.root)
         return redact_text(f"{self.protocol}://{self.root}")
 
@@ -422,37 +209,8 @@ class Storage:
         return [self._info(rel, e) for e in entries if e["name"].rstrip("/") != path]
 
     def _list_local(self, rel: str, path: str, sizes: bool = True) -> list[FileInfo]:
-        # os.scandir, without fsspec's per-entry dicts (a third of the time on partitions
-        # of thousands of small files) or the import of pyarrow a plan does not need.
-        prefix = f"{rel.strip('/')}/" if rel.strip("/") else ""
-        by_descriptor = os.scandir in os.supports_fd
         with self._errors("list", rel, "Directory not found"):
-            try:
-                # Listed through the directory's descriptor where the system allows: each
-                # entry's stat then resolves one name, not the whole path (a sixth of the
-                # listing's time on partitions of thousands of files).
-                fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)) if by_descriptor else None
-                try:
-                    with os.scandir(path if fd is None else fd) as entries:
-                        out = []
-                        for e in entries:
-                            try:
-                                is_dir = e.is_dir()
-                                if is_dir:
-                                    size = 0
-                                elif not e.is_file():
-                                    continue  # not a regular file: a dangling link, a socket
-                                else:
-                                    size = e.stat().st_size if sizes else UNKNOWN_SIZE
-                            except FileNotFoundError:
-                                continue  # a dangling link names no file, as Arrow's listing has none
-                            out.append(FileInfo(e.name, prefix + e.name, size, is_dir))
-                finally:
-                    if fd is not None:
-                        os.close(fd)
-            except NotADirectoryError:
-                return []  # as fsspec lists a file: nothing below it
-        return out
+            return list_local(path, rel.strip("/"), sizes)
 
     async def list_dir_async(self, rel: str = "") -> list[FileInfo]:
         if self.is_local:
@@ -616,7 +374,7 @@ class Storage:
                 if start < 0 or end < 0:
                     size = os.fstat(fd).st_size
                     start, end = (max(0, size + start) if start < 0 else start), (size + end if end < 0 else end)
-                return _pread_all(fd, start, max(0, end - start))
+                return pread_all(fd, start, max(0, end - start))
             finally:
                 os.close(fd)
 
@@ -680,7 +438,7 @@ class Storage:
         path = self.full_path(rel)
         with self._errors("write", rel):
             if self.is_local:
-                tmp = _written_aside(path, data)
+                tmp = written_aside(path, data)
                 try:
                     os.replace(tmp, path)
                 finally:
@@ -697,7 +455,7 @@ class Storage:
         path = self.full_path(rel)
         with self._errors("create", rel):
             if self.is_local:
-                tmp = _written_aside(path, data)
+                tmp = written_aside(path, data)
                 try:
                     os.link(tmp, path)  # fails when the file exists: content and creation at once
                     return True
@@ -756,22 +514,5 @@ class Storage:
         state = self.__dict__.copy()
         state.pop("arrow_fs", None)
         state.pop("fetcher", None)
-        state["_early"] = _EarlyAnswers()  # answers in flight belong to this process's loop
+        state["_early"] = EarlyAnswers()  # answers in flight belong to this process's loop
         return state
-
-
-def _written_aside(path: str, data: bytes) -> str:
-    """``data`` written and synced to a new temporary file beside local ``path``; its path."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.urandom(16).hex()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return tmp
