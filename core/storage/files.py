@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     import pyarrow.fs as pafs
 
     from hudi_ray.core.storage.fetch import IOTunables
-    from hudi_ray.core.storage.storage import Storage
 
 T = TypeVar("T")
 
@@ -50,7 +49,7 @@ class StorageLike(Protocol):
     @property
     def is_local(self) -> bool: ...
 
-    def child(self, rel: str) -> Storage: ...
+    def child(self, rel: str) -> StorageLike: ...
 
     def relative(self, rel: str) -> str: ...
 
