@@ -28,20 +28,25 @@ else:
 # Names a pool the reader uses instead of its choice: jemalloc, mimalloc, system or default.
 POOL_ENV = "HUDI_RAY_MEMORY_POOL"
 
-# The configuration Arrow's jemalloc reads once, when pyarrow loads. As Arrow sets it up,
-# jemalloc gives freed memory back to the system at once, so the next slice's buffers
-# fault in again page by page. Without the forced purge, freed pages are reused; after
-# the dirty decay they are lent to the kernel (MADV_FREE), which takes them back only
-# when it needs memory.
+# The configuration Arrow's jemalloc reads once, when pyarrow loads. With Arrow's own
+# (decays of 1 s), jemalloc 5.3 still hands a freed large extent back to the kernel at
+# once (a forced purge, MADV_DONTNEED), so the next slice's buffers fault in again page by
+# page; only a decay of -1 turns that off. Freed pages are then reused, and the decay of
+# dirty pages lends them to the kernel (MADV_FREE), which takes them back when it needs memory.
 JEMALLOC_ENV = "JE_ARROW_MALLOC_CONF"
 JEMALLOC_CONF = "muzzy_decay_ms:-1"
 
 
 def configure_jemalloc() -> bool:
-    """Give Arrow's jemalloc ``JEMALLOC_CONF``, unless the process configured it itself or
-    pyarrow has loaded (too late: jemalloc has read its configuration); whether it did.
-    The environment carries it to the processes this one starts (Ray's, Spark's workers)."""
+    """Give Arrow's jemalloc ``JEMALLOC_CONF`` when the reader will allocate from it (no
+    other pool named, for the reader or the process) and nothing decided otherwise: the
+    process set no configuration, and pyarrow has not loaded (jemalloc has read its
+    configuration then). Whether it did. The environment carries it to the processes this
+    one starts (a local Ray's workers, a local Spark's)."""
     if "pyarrow" in sys.modules or JEMALLOC_ENV in os.environ:
+        return False
+    named = os.environ.get(POOL_ENV, "").strip().lower() or "jemalloc"
+    if named != "jemalloc" or os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         return False
     os.environ[JEMALLOC_ENV] = JEMALLOC_CONF
     return True
