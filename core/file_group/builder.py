@@ -3,7 +3,7 @@ group from them: which base file and which log files a read sees."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -130,8 +130,8 @@ class SliceBuilder:
         archived = self._archived_log_times(kept, visibility)
         chosen = [c for g in kept if (c := self._latest(g, visibility, archived)) is not None]
         counts, stated = self._commit_facts(chosen)
-        sizes = self._sizes(chosen, stated)
-        slices = [self._slice(c, n, base, logs) for c, n, (base, logs) in zip(chosen, counts, sizes)]
+        found = self._read_sizes(chosen, stated)
+        slices = [self._slice(c, n, size, found) for c, n, size in zip(chosen, counts, stated)]
         slices.sort(key=attrgetter("partition_path", "file_id"))
         return slices
 
@@ -233,16 +233,9 @@ class SliceBuilder:
                 stats = self.timeline.write_stats(instant)
             except HudiFileNotFoundError:
                 continue
-            written: dict[str, dict] = {}
-            unsized: set[str] = set()
-            for st in stats:
-                path = st.get("path")
-                if not path:
-                    continue
-                earlier = written.get(path)
-                if earlier is not None and earlier.get("fileSizeInBytes") != st.get("fileSizeInBytes"):
-                    unsized.add(path)
-                written[path] = st
+            named = [st for st in stats if st.get("path")]
+            written = {st["path"]: st for st in named}
+            unsized = _restated(named) if len(written) < len(named) else set()
             for i, path in places:
                 st = written.get(path)
                 if st is None:
@@ -253,30 +246,30 @@ class SliceBuilder:
                     sizes[i] = int(size)
         return counts, sizes
 
-    def _sizes(self, chosen: list[_Chosen], stated: list[int]) -> list[tuple[int, list[int]]]:
-        """Each chosen slice's base file size and log file sizes: as listed, else (a base
-        file) as its commit states, else read from storage, all those together. A log
-        file's size is never taken from a commit: Hudi appends to log files (table
+    def _read_sizes(self, chosen: list[_Chosen], stated: list[int]) -> Iterator[int]:
+        """The sizes neither the listing nor a commit gave, read from storage together, in
+        the order ``_slice`` takes them: per slice, its base file's, then its log files'.
+        A log file's size is never taken from a commit: Hudi appends to log files (table
         version 6), so a commit's stat may predate the last append."""
         unknown: list[str] = []
         for c, size in zip(chosen, stated):
             part = c.group.partition_path
             if c.base is not None and c.base[2] < 0 and size < 0:
                 unknown.append(relative_path(part, c.base[1]))
-            unknown.extend(relative_path(part, lf.name) for lf in c.logs if lf.size < 0)
-        found = iter(self.storage.sizes(unknown) if unknown else ())
-        out: list[tuple[int, list[int]]] = []
-        for c, size in zip(chosen, stated):
-            base = 0
-            if c.base is not None:
-                base = c.base[2] if c.base[2] >= 0 else size if size >= 0 else next(found)
-            out.append((base, [lf.size if lf.size >= 0 else next(found) for lf in c.logs]))
-        return out
+            if c.logs:
+                unknown.extend(relative_path(part, lf.name) for lf in c.logs if lf.size < 0)
+        return iter(self.storage.sizes(unknown) if unknown else ())
 
     @staticmethod
-    def _slice(c: _Chosen, num_records: int, size: int, log_sizes: list[int]) -> HudiFileSlice:
+    def _slice(c: _Chosen, num_records: int, stated: int, found: Iterator[int]) -> HudiFileSlice:
+        """The slice of ``c``; a size the listing lacks is ``stated`` by the base file's
+        commit, or the next of ``found``."""
         g = c.group
+        size = 0
+        if c.base is not None:
+            size = c.base[2] if c.base[2] >= 0 else stated if stated >= 0 else next(found)
         log_names = [lf.name for lf in c.logs]
+        log_sizes = [lf.size if lf.size >= 0 else next(found) for lf in c.logs]
         if c.base is None:
             return HudiFileSlice(
                 g.file_id, g.partition_path, c.creation_instant_time, "", 0, 0, log_names, log_sizes, 0, None
@@ -286,3 +279,15 @@ class SliceBuilder:
         return HudiFileSlice(
             g.file_id, g.partition_path, instant_time, name, size, size, log_names, log_sizes, num_records, instant_time
         )
+
+
+def _restated(stats: list[dict]) -> set[str]:
+    """Paths of ``stats`` stated more than once with different sizes: a writer that replaced
+    its file within the commit (Flink's merge-and-replace handle) stats each version."""
+    first: dict[str, object] = {}
+    out: set[str] = set()
+    for st in stats:
+        size = first.setdefault(st["path"], st.get("fileSizeInBytes"))
+        if size != st.get("fileSizeInBytes"):
+            out.add(st["path"])
+    return out
