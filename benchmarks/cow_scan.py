@@ -14,6 +14,11 @@ Not a test: numbers depend on the machine.
 
 from __future__ import annotations
 
+# hudi_ray before pyarrow, as a user's sorted imports have it: importing it first configures
+# Arrow's jemalloc for the reader (README, "Arrow's memory pool").
+import hudi_ray
+
+# isort: split
 import argparse
 import math
 import os
@@ -30,7 +35,6 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-import hudi_ray
 from hudi_testkit import write_cow_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

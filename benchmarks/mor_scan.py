@@ -34,6 +34,11 @@ eager reads' times depend on (the README's "Arrow's memory pool";
 
 from __future__ import annotations
 
+# hudi_ray before pyarrow, as a user's sorted imports have it: importing it first configures
+# Arrow's jemalloc for the reader (README, "Arrow's memory pool").
+import hudi_ray
+
+# isort: split
 import argparse
 import cProfile
 import gc
@@ -59,7 +64,6 @@ import hudi
 import pyarrow as pa
 import pyarrow.compute as pc
 
-import hudi_ray
 from hudi_ray.core.log_file import BlockType, read_log_blocks
 from hudi_ray.core.reading import files as slice_files
 from hudi_ray.core.reading import slice_reader
