@@ -3,7 +3,7 @@ group from them: which base file and which log files a read sees."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -130,8 +130,8 @@ class SliceBuilder:
         archived = self._archived_log_times(kept, visibility)
         chosen = [c for g in kept if (c := self._latest(g, visibility, archived)) is not None]
         counts, stated = self._commit_facts(chosen)
-        found = self._read_sizes(chosen, stated)
-        slices = [self._slice(c, n, size, found) for c, n, size in zip(chosen, counts, stated)]
+        read = self._read_sizes(chosen, stated)
+        slices = [self._slice(c, n, size, read) for c, n, size in zip(chosen, counts, stated)]
         slices.sort(key=attrgetter("partition_path", "file_id"))
         return slices
 
@@ -246,11 +246,10 @@ class SliceBuilder:
                     sizes[i] = int(size)
         return counts, sizes
 
-    def _read_sizes(self, chosen: list[_Chosen], stated: list[int]) -> Iterator[int]:
-        """The sizes neither the listing nor a commit gave, read from storage together, in
-        the order ``_slice`` takes them: per slice, its base file's, then its log files'.
-        A log file's size is never taken from a commit: Hudi appends to log files (table
-        version 6), so a commit's stat may predate the last append."""
+    def _read_sizes(self, chosen: list[_Chosen], stated: list[int]) -> dict[str, int]:
+        """The sizes neither the listing nor a commit gave, read from storage together, by
+        relative path. A log file's size is never taken from a commit: Hudi appends to log
+        files (table version 6), so a commit's stat may predate the last append."""
         unknown: list[str] = []
         for c, size in zip(chosen, stated):
             part = c.group.partition_path
@@ -258,18 +257,20 @@ class SliceBuilder:
                 unknown.append(relative_path(part, c.base[1]))
             if c.logs:
                 unknown.extend(relative_path(part, lf.name) for lf in c.logs if lf.size < 0)
-        return iter(self.storage.sizes(unknown) if unknown else ())
+        return dict(zip(unknown, self.storage.sizes(unknown))) if unknown else {}
 
     @staticmethod
-    def _slice(c: _Chosen, num_records: int, stated: int, found: Iterator[int]) -> HudiFileSlice:
+    def _slice(c: _Chosen, num_records: int, stated: int, read: dict[str, int]) -> HudiFileSlice:
         """The slice of ``c``; a size the listing lacks is ``stated`` by the base file's
-        commit, or the next of ``found``."""
+        commit, or ``read`` from storage."""
         g = c.group
         size = 0
         if c.base is not None:
-            size = c.base[2] if c.base[2] >= 0 else stated if stated >= 0 else next(found)
+            size = c.base[2]
+            if size < 0:
+                size = stated if stated >= 0 else read[relative_path(g.partition_path, c.base[1])]
         log_names = [lf.name for lf in c.logs]
-        log_sizes = [lf.size if lf.size >= 0 else next(found) for lf in c.logs]
+        log_sizes = [lf.size if lf.size >= 0 else read[relative_path(g.partition_path, lf.name)] for lf in c.logs]
         if c.base is None:
             return HudiFileSlice(
                 g.file_id, g.partition_path, c.creation_instant_time, "", 0, 0, log_names, log_sizes, 0, None

@@ -21,7 +21,11 @@ def list_local(path: str, rel: str, sizes: bool = True) -> list[FileInfo]:
     except NotADirectoryError:
         return []
     try:
-        with os.scandir(path if fd is None else fd) as entries:
+        try:
+            entries = os.scandir(path if fd is None else fd)
+        except NotADirectoryError:
+            return []
+        with entries:
             out = []
             for e in entries:
                 try:
@@ -36,8 +40,6 @@ def list_local(path: str, rel: str, sizes: bool = True) -> list[FileInfo]:
                     continue  # a dangling link names no file, as Arrow's listing has none
                 out.append(FileInfo(e.name, prefix + e.name, size, is_dir))
             return out
-    except NotADirectoryError:
-        return []
     finally:
         if fd is not None:
             os.close(fd)
