@@ -34,7 +34,9 @@ ctx = ray.data.DataContext.get_current()
 ctx.enable_progress_bars = False
 nodes = {r: n["NodeID"] for n in ray.nodes() if n["Alive"] for r in n["Resources"] if r.startswith("node_")}
 planner = get_or_create_planner(uri, detached=True, actor_options={"resources": {"node_a": 0.01}})
-ds = hudi_ray.read_hudi(uri, planner=planner, override_num_blocks=8)
+# Spread: what is checked is that readers run on the node without the planner, not where
+# Ray's default placement puts small tasks (near their arguments, often all on one node).
+ds = hudi_ray.read_hudi(uri, planner=planner, override_num_blocks=8, ray_remote_args={"scheduling_strategy": "SPREAD"})
 tables = [t for t in ray.get(ds.to_arrow_refs()) if t.num_rows]
 pq.write_table(pa.concat_tables(tables), out)
 print(json.dumps({"nodes": nodes, "planner": call(planner.info.remote())}))
