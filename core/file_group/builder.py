@@ -130,8 +130,7 @@ class SliceBuilder:
         archived = self._archived_log_times(kept, visibility)
         chosen = [c for g in kept if (c := self._latest(g, visibility, archived)) is not None]
         counts, stated = self._commit_facts(chosen)
-        read = self._read_sizes(chosen, stated)
-        slices = [self._slice(c, n, size, read) for c, n, size in zip(chosen, counts, stated)]
+        slices = [self._slice(c, n, size) for c, n, size in zip(chosen, counts, stated)]
         slices.sort(key=attrgetter("partition_path", "file_id"))
         return slices
 
@@ -246,31 +245,20 @@ class SliceBuilder:
                     sizes[i] = int(size)
         return counts, sizes
 
-    def _read_sizes(self, chosen: list[_Chosen], stated: list[int]) -> dict[str, int]:
-        """The sizes neither the listing nor a commit gave, read from storage together, by
-        relative path. A log file's size is never taken from a commit: Hudi appends to log
-        files (table version 6), so a commit's stat may predate the last append."""
-        unknown: list[str] = []
-        for c, size in zip(chosen, stated):
-            part = c.group.partition_path
-            if c.base is not None and c.base[2] < 0 and size < 0:
-                unknown.append(relative_path(part, c.base[1]))
-            if c.logs:
-                unknown.extend(relative_path(part, lf.name) for lf in c.logs if lf.size < 0)
-        return dict(zip(unknown, self.storage.sizes(unknown))) if unknown else {}
-
-    @staticmethod
-    def _slice(c: _Chosen, num_records: int, stated: int, read: dict[str, int]) -> HudiFileSlice:
-        """The slice of ``c``; a size the listing lacks is ``stated`` by the base file's
-        commit, or ``read`` from storage."""
+    def _slice(self, c: _Chosen, num_records: int, stated: int) -> HudiFileSlice:
+        """The slice of ``c``. A size the listing lacks is ``stated`` by the base file's
+        commit, or read from storage. A log file's size is never taken from a commit: Hudi
+        appends to log files (table version 6), so a commit's stat may predate the last append."""
         g = c.group
         size = 0
         if c.base is not None:
             size = c.base[2]
             if size < 0:
-                size = stated if stated >= 0 else read[relative_path(g.partition_path, c.base[1])]
+                size = stated if stated >= 0 else self.storage.size(relative_path(g.partition_path, c.base[1]))
         log_names = [lf.name for lf in c.logs]
-        log_sizes = [lf.size if lf.size >= 0 else read[relative_path(g.partition_path, lf.name)] for lf in c.logs]
+        log_sizes = [
+            lf.size if lf.size >= 0 else self.storage.size(relative_path(g.partition_path, lf.name)) for lf in c.logs
+        ]
         if c.base is None:
             return HudiFileSlice(
                 g.file_id, g.partition_path, c.creation_instant_time, "", 0, 0, log_names, log_sizes, 0, None

@@ -119,9 +119,7 @@ class PartitionStatsPruner:
     file's rows out, so such a partition is kept whatever its stats say.
     """
 
-    def __init__(self, mdt: MetadataTable, data_filters: list[Filter], schema: pa.Schema | None) -> None:
-        if data_filters and schema is None:
-            raise ValueError("partition stats prune data filters by the read's schema")
+    def __init__(self, mdt: MetadataTable, data_filters: list[Filter], schema: Callable[[], pa.Schema]) -> None:
         self._mdt = mdt
         self._filters = data_filters
         self._schema = schema
@@ -140,7 +138,10 @@ class PartitionStatsPruner:
 
     def prune(self, items: list[str], explain: PlanExplain) -> list[str]:
         kept = items
-        if self._filters and (schema := self._schema) is not None:
+        if self._filters:
+            # Asked only here: building the read schema loads pyarrow, which planning
+            # without filters does not otherwise need.
+            schema = self._schema()
             columns = {f.field for f in self._filters}
             stats = index_or_none("partition stats", lambda: self._mdt.partition_stats(columns, schema))
             if stats is not None:

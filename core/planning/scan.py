@@ -170,9 +170,7 @@ class Scan:
         pruners: list[Pruner[str]] = [PartitionValuePruner(ctx.partitioner, self.request.filters)]
         if mdt is not None and ctx.partitioner.is_partitioned:
             data_filters = self.sources.data_filters(self.request.filters)
-            # The schema only for filters to test: building it loads pyarrow, which planning
-            # without filters does not otherwise need.
-            pruners.append(PartitionStatsPruner(mdt, data_filters, ctx.read_schema if data_filters else None))
+            pruners.append(PartitionStatsPruner(mdt, data_filters, lambda: ctx.read_schema))
         for pruner in pruners:
             partitions = pruner.prune(partitions, self.explain)
         return partitions

@@ -10,13 +10,13 @@ from hudi_ray.core.storage.files import UNKNOWN_SIZE, FileInfo
 def list_local(path: str, rel: str, sizes: bool = True) -> list[FileInfo]:
     """The entries of local directory ``path`` (``rel`` to the storage root): directories,
     and regular files with their sizes or, without ``sizes``, ``UNKNOWN_SIZE``. os.scandir,
-    without fsspec's per-entry dicts (a third of the time on partitions of thousands of
-    small files) or the import of pyarrow a plan does not need. A missing directory is
+    without fsspec's per-entry dicts (costly on partitions of thousands of small files) or
+    the import of pyarrow a plan does not need. A missing directory is
     FileNotFoundError; a file is listed as nothing, as fsspec lists it."""
     prefix = f"{rel}/" if rel else ""
     try:
         # Through the directory's descriptor where the system allows: each entry's stat
-        # then resolves one name, not the whole path (a sixth of a large listing's time).
+        # then resolves one name, not the whole path.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)) if os.scandir in os.supports_fd else None
     except NotADirectoryError:
         return []

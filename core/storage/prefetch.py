@@ -296,9 +296,6 @@ class PrefetchingStorage:
     def size(self, rel: str) -> int:
         return self._inner.size(rel)
 
-    def sizes(self, rels: Sequence[str]) -> list[int]:
-        return self._inner.sizes(rels)
-
     def read_range(self, rel: str, start: int, end: int) -> bytes:
         return self._inner.read_range(rel, start, end)
 

@@ -340,20 +340,6 @@ class Storage:
         with self._errors("stat", rel):
             return os.stat(self.full_path(rel)).st_size
 
-    def sizes(self, rels: Sequence[str]) -> list[int]:
-        """The sizes of ``rels``; the first that fails is reported as ``size`` reports it.
-        Local files are stat'ed in one loop, not through a mapping context each."""
-        if not self.is_local:
-            return [self.size(rel) for rel in rels]  # a store's listings carry sizes: rarely asked
-        out: list[int] = []
-        for rel in rels:
-            try:
-                out.append(os.stat(self.full_path(rel)).st_size)
-            except OSError as exc:
-                with self._errors("stat", rel):
-                    raise exc
-        return out
-
     # -- reading -------------------------------------------------------------
 
     def read_bytes(self, rel: str) -> bytes:

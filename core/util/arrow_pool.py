@@ -28,11 +28,11 @@ else:
 # Names a pool the reader uses instead of its choice: jemalloc, mimalloc, system or default.
 POOL_ENV = "HUDI_RAY_MEMORY_POOL"
 
-# The configuration Arrow's jemalloc reads once, when pyarrow loads. With Arrow's own
-# (decays of 1 s), jemalloc 5.3 still hands a freed large extent back to the kernel at
-# once (a forced purge, MADV_DONTNEED), so the next slice's buffers fault in again page by
-# page; only a decay of -1 turns that off. Freed pages are then reused, and the decay of
-# dirty pages lends them to the kernel (MADV_FREE), which takes them back when it needs memory.
+# The configuration Arrow's jemalloc reads once, when pyarrow loads. With Arrow's own, a
+# freed large extent goes back to the kernel at once (a forced purge), so the next slice's
+# buffers fault in again page by page; only a decay of -1 turns that purge off. Freed pages
+# are then reused, and later lent to the kernel (MADV_FREE), which takes them back when it
+# needs memory.
 JEMALLOC_ENV = "JE_ARROW_MALLOC_CONF"
 JEMALLOC_CONF = "muzzy_decay_ms:-1"
 

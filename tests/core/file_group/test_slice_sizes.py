@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hudi_ray import HudiFileNotFoundError
-from hudi_ray.core.storage import UNKNOWN_SIZE, Storage
+from hudi_ray.core.storage import Storage
 from tests.core.damage import V6, V6_LATEST, edit_json_commit, listing
 from tests.support import all_table_names
 
@@ -40,19 +40,21 @@ def test_planned_sizes_are_the_files_sizes_on_every_real_table(table_path, name:
 def _counting_stats(monkeypatch) -> list[str]:
     """The files whose sizes are read from storage from now on."""
     asked: list[str] = []
-    size, sizes = Storage.size, Storage.sizes
+    size = Storage.size
 
     def counted(self: Storage, rel: str) -> int:
         asked.append(rel)
         return size(self, rel)
 
-    def counted_many(self: Storage, rels) -> list[int]:
-        asked.extend(rels)
-        return sizes(self, rels)
-
     monkeypatch.setattr(Storage, "size", counted)
-    monkeypatch.setattr(Storage, "sizes", counted_many)
     return asked
+
+
+def _unsized(meta: dict) -> None:
+    """Commit metadata whose write stats state no file sizes."""
+    for stats in meta["partitionToWriteStats"].values():
+        for stat in stats:
+            stat.pop("fileSizeInBytes", None)
 
 
 def test_base_files_sizes_come_from_their_commits(table_path, monkeypatch) -> None:
@@ -84,13 +86,7 @@ def test_log_files_sizes_are_read_from_storage(table_path, monkeypatch) -> None:
 
 def test_a_base_file_no_commit_sizes_is_read_from_storage(copy_of, monkeypatch) -> None:
     path = copy_of(V6)
-
-    def unsized(meta: dict) -> None:
-        for stats in meta["partitionToWriteStats"].values():
-            for stat in stats:
-                stat.pop("fileSizeInBytes", None)
-
-    edit_json_commit(path, unsized)
+    edit_json_commit(path, _unsized)
     asked = _counting_stats(monkeypatch)
     sizes = _sizes_on_disk(path, listing(path))
     assert sizes and all(planned == disk for _, planned, disk in sizes)
@@ -115,9 +111,7 @@ def test_several_stats_of_one_file_that_disagree_size_it_from_storage(copy_of, m
 
 def test_a_base_file_gone_after_listing_is_reported(copy_of, monkeypatch) -> None:
     path = copy_of(V6)
-    edit_json_commit(
-        path, lambda meta: [s.pop("fileSizeInBytes") for v in meta["partitionToWriteStats"].values() for s in v]
-    )
+    edit_json_commit(path, _unsized)
     table = listing(path)
     victim = next(path.glob(f"*_{V6_LATEST}.parquet"))  # in the latest slice, so its size is read
     list_dir = Storage.list_dir
@@ -131,18 +125,3 @@ def test_a_base_file_gone_after_listing_is_reported(copy_of, monkeypatch) -> Non
     monkeypatch.setattr(Storage, "list_dir", then_removed)
     with pytest.raises(HudiFileNotFoundError, match=victim.name):
         table.get_file_slices()
-
-
-def test_a_local_listing_without_sizes(tmp_path: Path) -> None:
-    (tmp_path / "part").mkdir()
-    (tmp_path / "a.parquet").write_bytes(b"x" * 7)
-    (tmp_path / "dangling.parquet").symlink_to(tmp_path / "nowhere")
-    (tmp_path / "link.parquet").symlink_to(tmp_path / "a.parquet")
-    storage = Storage(str(tmp_path))
-    sized = {e.name: (e.size, e.is_dir) for e in storage.list_dir()}
-    unsized = {e.name: (e.size, e.is_dir) for e in storage.list_dir(sizes=False)}
-    assert sized == {"part": (0, True), "a.parquet": (7, False), "link.parquet": (7, False)}
-    assert unsized == {"part": (0, True), "a.parquet": (UNKNOWN_SIZE, False), "link.parquet": (UNKNOWN_SIZE, False)}
-    assert [e.path for e in storage.list_dir("part", sizes=False)] == []
-    (tmp_path / "part" / "b.parquet").write_bytes(b"yy")
-    assert [(e.path, e.size) for e in storage.list_dir("part")] == [("part/b.parquet", 2)]

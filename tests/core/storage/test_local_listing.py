@@ -66,3 +66,18 @@ def test_an_unreadable_directory_is_the_projects_error(storage: Storage, monkeyp
     with pytest.raises(HudiStorageError, match=r"Cannot list .*part: PermissionError"):
         storage.list_dir("part")
     assert _open_descriptors() == before
+
+
+def test_links_with_and_without_sizes(tmp_path: Path) -> None:
+    (tmp_path / "part").mkdir()
+    (tmp_path / "a.parquet").write_bytes(b"x" * 7)
+    (tmp_path / "dangling.parquet").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "link.parquet").symlink_to(tmp_path / "a.parquet")
+    storage = Storage(str(tmp_path))
+    sized = {e.name: (e.size, e.is_dir) for e in storage.list_dir()}
+    unsized = {e.name: (e.size, e.is_dir) for e in storage.list_dir(sizes=False)}
+    assert sized == {"part": (0, True), "a.parquet": (7, False), "link.parquet": (7, False)}
+    assert unsized == {"part": (0, True), "a.parquet": (UNKNOWN_SIZE, False), "link.parquet": (UNKNOWN_SIZE, False)}
+    assert [e.path for e in storage.list_dir("part", sizes=False)] == []
+    (tmp_path / "part" / "b.parquet").write_bytes(b"yy")
+    assert [(e.path, e.size) for e in storage.list_dir("part")] == [("part/b.parquet", 2)]
