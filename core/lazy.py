@@ -5,10 +5,10 @@ what it runs."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["LazyModule", "exported", "lazy_module"]
+__all__ = ["LazyModule", "exported", "lazy_module", "lazy_package"]
 
 
 def exported(namespace: dict[str, Any], exports: Mapping[str, str], name: str) -> Any:
@@ -20,6 +20,23 @@ def exported(namespace: dict[str, Any], exports: Mapping[str, str], name: str) -
     value = getattr(importlib.import_module(module), name)
     namespace[name] = value
     return value
+
+
+def lazy_package(
+    namespace: dict[str, Any], exports: Mapping[str, Sequence[str]]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A package's ``__getattr__`` and ``__dir__`` giving the names ``exports`` lists per
+    module, each module imported when one of its names is first read. Importing one
+    submodule then runs no other: planning a read does not load the reader's decoders."""
+    where = {name: module for module, names in exports.items() for name in names}
+
+    def getattr_(name: str) -> Any:
+        return exported(namespace, where, name)
+
+    def dir_() -> list[str]:
+        return sorted({*namespace, *where})
+
+    return getattr_, dir_
 
 
 class LazyModule:

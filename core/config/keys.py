@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 import threading
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import Enum
 
 
@@ -135,6 +134,8 @@ def warn_unknown_keys(keys: Iterable[str]) -> None:
             if key in _warned:
                 continue
             _warned.add(key)
+        import difflib  # only for a misspelt key
+
         close = difflib.get_close_matches(key, sorted(KNOWN_KEYS), n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         warnings.warn(f"Unknown Hudi option {key!r} is ignored{hint}", UserWarning, stacklevel=3)
@@ -146,3 +147,13 @@ def is_read_config(key: str) -> bool:
 
 def key_str(key: str | Enum) -> str:
     return key.value if isinstance(key, Enum) else str(key)
+
+
+def split_options(options: Mapping[str, str] | None) -> tuple[dict[str, str], dict[str, str]]:
+    """Route generic options: ``hoodie.*`` keys are Hudi configs, the rest storage options."""
+    hudi: dict[str, str] = {}
+    storage: dict[str, str] = {}
+    for k, v in (options or {}).items():
+        key = key_str(k)
+        (hudi if key.startswith("hoodie.") else storage)[key] = str(v)
+    return hudi, storage

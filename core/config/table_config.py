@@ -22,9 +22,18 @@ def _split_fields(value: str | None) -> list[str]:
     return [f.strip().split(":", 1)[0] for f in value.split(",") if f.strip()]
 
 
-# Where a table keeps its metadata table, and the partition of it that lists files.
+# Where a table keeps its metadata table, and that table's partitions: planning asks
+# which are enabled before (and often without) opening it.
 METADATA_TABLE_PATH = ".hoodie/metadata"
 METADATA_FILES_PARTITION = "files"
+COLUMN_STATS = "column_stats"
+PARTITION_STATS = "partition_stats"
+RECORD_INDEX = "record_index"
+BLOOM_FILTERS = "bloom_filters"
+SECONDARY_INDEX_PREFIX = "secondary_index_"
+# The file defining a table's indexes, by key and by default.
+INDEX_DEFS_KEY = "hoodie.table.index.defs.path"
+DEFAULT_INDEX_DEFS_PATH = ".hoodie/.index_defs/index.json"
 
 
 @dataclass

@@ -10,18 +10,18 @@ from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.log_file.block import BlockType
 from hudi_ray.core.log_file.content import decode_avro_block, decode_parquet_block
 from hudi_ray.core.log_file.reader import read_log_blocks
+from hudi_ray.core.schema.avro import RECORD_KEY
 
 if TYPE_CHECKING:
     import pyarrow as pa
 else:
     pa = lazy_module("pyarrow")
 
-KEY_FIELD = "_hoodie_record_key"
 # Blocks holding no record a read returns: corrupt ones are skipped as Hudi skips them.
 _NO_RECORDS = frozenset({BlockType.COMMAND, BlockType.DELETE, BlockType.CORRUPT, BlockType.CDC_DATA})
 
 
-def data_block_keys(data: bytes, where: str, key_field: str = KEY_FIELD) -> pa.Array:
+def data_block_keys(data: bytes, where: str, key_field: str = RECORD_KEY) -> pa.Array:
     """The keys of the records of every data block in one log file, of any instant (a
     read sees some of them, never others). A data block without the key column is
     ``HudiCorruptFileError``; one of a format read here only for the metadata table

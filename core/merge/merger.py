@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.merge.config import MergeConfig, MergeMode
 from hudi_ray.core.schema import conform_table, one_array
+from hudi_ray.core.schema.avro import RECORD_KEY
 from hudi_ray.core.util.arrow_pool import reader_pool
 from hudi_ray.core.util.compiled import load
 
@@ -28,7 +29,6 @@ else:
     pa = lazy_module("pyarrow")
     pc = lazy_module("pyarrow.compute")
 
-RECORD_KEY = "_hoodie_record_key"
 IS_DELETED = "_hoodie_is_deleted"
 OPERATION = "_hoodie_operation"
 _SEQ = "__hudi_seq"

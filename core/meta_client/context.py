@@ -15,10 +15,9 @@ from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.expr import Filter, check_columns
 from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.merge import MergeConfig, resolve_merge_config
-from hudi_ray.core.merge.merger import RECORD_KEY
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.schema import avro_to_arrow_schema, meta_fields_schema
-from hudi_ray.core.schema.avro import META_FIELDS, parse_avro_schema
+from hudi_ray.core.schema.avro import META_FIELDS, RECORD_KEY, parse_avro_schema
 from hudi_ray.core.storage import Storage, StorageLike
 from hudi_ray.core.timeline import HudiTimeline, ask_for_timeline
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hudi_ray.core.config import TableConfig
+from hudi_ray.core.config.table_config import DEFAULT_INDEX_DEFS_PATH, INDEX_DEFS_KEY, SECONDARY_INDEX_PREFIX
 from hudi_ray.core.exceptions import HudiCorruptFileError, HudiFileNotFoundError, HudiFilterError
 from hudi_ray.core.expr.arrow import cast_value
 from hudi_ray.core.lazy import lazy_module
@@ -35,9 +36,6 @@ if TYPE_CHECKING:
 else:
     pa = lazy_module("pyarrow")
 
-SECONDARY_INDEX_PREFIX = "secondary_index_"
-INDEX_DEFS_KEY = "hoodie.table.index.defs.path"
-DEFAULT_INDEX_DEFS_PATH = ".hoodie/.index_defs/index.json"
 SEPARATOR = "$"
 ESCAPE = "\\"
 NULL_VALUE = "\x00"

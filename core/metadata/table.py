@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_ray.core.config import TableConfig
-from hudi_ray.core.config.table_config import METADATA_FILES_PARTITION, METADATA_TABLE_PATH
+from hudi_ray.core.config.table_config import (
+    BLOOM_FILTERS,
+    COLUMN_STATS,
+    METADATA_FILES_PARTITION,
+    METADATA_TABLE_PATH,
+    PARTITION_STATS,
+    RECORD_INDEX,
+)
 from hudi_ray.core.exceptions import HudiCoreError, HudiCorruptFileError, HudiFileNotFoundError, HudiUnsafePathError
 from hudi_ray.core.expr.stats import ColumnStats
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility, snapshot_visibility
@@ -51,10 +58,6 @@ log = logging.getLogger(__name__)
 
 METADATA_PATH = METADATA_TABLE_PATH
 FILES = METADATA_FILES_PARTITION
-COLUMN_STATS = "column_stats"
-PARTITION_STATS = "partition_stats"
-RECORD_INDEX = "record_index"
-BLOOM_FILTERS = "bloom_filters"
 BOOTSTRAP_PREFIX = "00000000000000"
 # On an object store an HFile up to this size is fetched whole, with its slice's
 # log files, in one round trip; a larger one is read by ranges (index, then blocks).

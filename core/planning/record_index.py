@@ -43,6 +43,7 @@ from hudi_ray.core.log_file.keys import data_block_keys
 from hudi_ray.core.metadata import BOOTSTRAP_PREFIX, COLUMN_STATS, RECORD_INDEX, MetadataTable, RecordLocation
 from hudi_ray.core.metadata.hashing import column_stats_key
 from hudi_ray.core.metadata.records import to_column_stats
+from hudi_ray.core.schema.avro import RECORD_KEY
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.timeline import HudiInstant, HudiTimeline
 from hudi_ray.core.timeline.instant import DELTA_COMMIT
@@ -70,7 +71,6 @@ _INDEXED = frozenset({"UPSERT", "UPSERT_PREPPED", "DELETE", "DELETE_PREPPED", "D
 # record index follows records clustering moves.
 _RELOCATING = frozenset({"COMPACT", "LOG_COMPACT", "CLUSTER"})
 
-KEY_META_FIELD = "_hoodie_record_key"
 # Key generators that store a single key field's value as it is.
 _RAW_KEYGENS = frozenset(
     {
@@ -339,7 +339,7 @@ def key_lookup(config: TableConfig, filters: list[Filter], schema: pa.Schema) ->
             by_field[f.field] = by_field[f.field] & values if f.field in by_field else values
             used.setdefault(f.field, []).append(f)
     key_fields = config.record_key_fields
-    exact = by_field.get(KEY_META_FIELD)
+    exact = by_field.get(RECORD_KEY)
     composed: set[str] | None = None
     fields_used: list[str] = []
     encoded = False
@@ -364,7 +364,7 @@ def key_lookup(config: TableConfig, filters: list[Filter], schema: pa.Schema) ->
         keys = exact
     else:
         keys = exact & composed
-    chosen = [f for name in [*fields_used, *([KEY_META_FIELD] if exact is not None else [])] for f in used[name]]
+    chosen = [f for name in [*fields_used, *([RECORD_KEY] if exact is not None else [])] for f in used[name]]
     return KeyLookup(frozenset(keys or ()), tuple(chosen), encoded)
 
 
@@ -417,7 +417,7 @@ class RecordIndexGuard:
         """The column whose values are the stored record keys: the key meta field,
         else a single key field its key generator stores as it is."""
         if self._config.populates_meta_fields:
-            return KEY_META_FIELD
+            return RECORD_KEY
         fields = self._config.record_key_fields
         if len(fields) == 1 and self._config.key_generator in _RAW_KEYGENS:
             return fields[0]

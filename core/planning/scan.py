@@ -18,34 +18,27 @@ from typing import TYPE_CHECKING
 
 from hudi_ray.core.config import HudiReadConfig as R
 from hudi_ray.core.config import PlanningTunables
+from hudi_ray.core.config.table_config import BLOOM_FILTERS, INDEX_DEFS_KEY, RECORD_INDEX, SECONDARY_INDEX_PREFIX
 from hudi_ray.core.exceptions import HudiFileNotFoundError, HudiHistoryError
 from hudi_ray.core.expr import Filter
 from hudi_ray.core.file_group import FileSystemView, HudiFileSlice, Visibility
 from hudi_ray.core.incremental.ranges import archive_gone, cleaned_gap, fallback_enabled, with_history
 from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.meta_client.context import TableContext
-from hudi_ray.core.metadata import BLOOM_FILTERS, RECORD_INDEX, SECONDARY_INDEX_PREFIX, MetadataTable
-from hudi_ray.core.metadata.secondary_index import INDEX_DEFS_KEY
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.planning.explain import PlanExplain
-from hudi_ray.core.planning.pruning import (
-    BloomFilterPruner,
-    ColumnStatsPruner,
-    FooterStatsPruner,
-    PartitionStatsPruner,
-    PartitionValuePruner,
-    Pruner,
-    RecordIndexPruner,
-    SecondaryIndexPruner,
-)
-from hudi_ray.core.planning.record_index import RecordIndexGuard
-from hudi_ray.core.planning.secondary_index import SecondaryIndexes
+from hudi_ray.core.planning.pruning import PartitionStatsPruner, PartitionValuePruner, Pruner
 from hudi_ray.core.query.read_options import HudiQueryType
 from hudi_ray.core.query.request import ReadRequest
 from hudi_ray.core.timeline.timestamps import START_OF_TIME
 
+# The metadata table's reader and the index guards load when a table has them.
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from hudi_ray.core.metadata import MetadataTable
+    from hudi_ray.core.planning.record_index import RecordIndexGuard
+    from hudi_ray.core.planning.secondary_index import SecondaryIndexes
 else:
     pa = lazy_module("pyarrow")
 
@@ -92,15 +85,18 @@ class TableSources:
         with self._lock:
             if not self._mdt_loaded:
                 ctx = self.context
-                self._mdt = (
-                    MetadataTable.open(ctx.storage, ctx.config, ctx.timeline) if ctx.config.table_version >= 8 else None
-                )
+                if ctx.config.table_version >= 8 and ctx.config.metadata_lists_files:
+                    from hudi_ray.core.metadata import MetadataTable
+
+                    self._mdt = MetadataTable.open(ctx.storage, ctx.config, ctx.timeline)
                 self._mdt_loaded = True
             return self._mdt
 
     def record_index_guard(self, mdt: MetadataTable) -> RecordIndexGuard:
         with self._lock:
             if self._guard is None:
+                from hudi_ray.core.planning.record_index import RecordIndexGuard
+
                 ctx = self.context
                 self._guard = RecordIndexGuard(
                     ctx.storage, ctx.config, ctx.timeline, mdt, self.tunables.duplicate_check_max_keys
@@ -111,6 +107,8 @@ class TableSources:
         guard = self.record_index_guard(mdt)
         with self._lock:
             if self._secondary is None:
+                from hudi_ray.core.planning.secondary_index import SecondaryIndexes
+
                 ctx = self.context
                 self._secondary = SecondaryIndexes(ctx.storage, ctx.config, ctx.timeline, mdt, guard)
             return self._secondary
@@ -224,6 +222,14 @@ class SnapshotScan(Scan):
         return ScanFiles(view.latest_file_slices(partitions, visibility), None, visibility)
 
     def _file_pruners(self, mdt: MetadataTable | None) -> list[Pruner[HudiFileSlice]]:
+        from hudi_ray.core.planning.file_pruning import (
+            BloomFilterPruner,
+            ColumnStatsPruner,
+            FooterStatsPruner,
+            RecordIndexPruner,
+            SecondaryIndexPruner,
+        )
+
         ctx = self.sources.context
         schema = ctx.read_schema
         filters = self.request.filters

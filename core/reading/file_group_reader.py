@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from hudi_ray.core.config import io_tunables
-from hudi_ray.core.config.keys import is_read_config
+from hudi_ray.core.config.keys import is_read_config, split_options
 from hudi_ray.core.file_group import HudiFileSlice, Visibility
 from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.meta_client import TableContext
@@ -28,17 +28,7 @@ if TYPE_CHECKING:
 else:
     pa = lazy_module("pyarrow")
 
-__all__ = ["HudiFileGroupReader", "split_options"]
-
-
-def split_options(options: Mapping[str, str] | None) -> tuple[dict[str, str], dict[str, str]]:
-    """Route generic options: ``hoodie.*`` keys are Hudi configs, the rest storage options."""
-    hudi: dict[str, str] = {}
-    storage: dict[str, str] = {}
-    for k, v in (options or {}).items():
-        key = k.value if hasattr(k, "value") else str(k)
-        (hudi if key.startswith("hoodie.") else storage)[key] = str(v)
-    return hudi, storage
+__all__ = ["HudiFileGroupReader"]
 
 
 # Slice readers a file group reader keeps (one per distinct read it serves).

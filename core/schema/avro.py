@@ -15,10 +15,11 @@ if TYPE_CHECKING:
 else:
     pa = lazy_module("pyarrow")
 
+RECORD_KEY = "_hoodie_record_key"
 META_FIELDS = (
     "_hoodie_commit_time",
     "_hoodie_commit_seqno",
-    "_hoodie_record_key",
+    RECORD_KEY,
     "_hoodie_partition_path",
     "_hoodie_file_name",
 )

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from hudi_ray.core.config.keys import key_str
-from hudi_ray.core.reading.file_group_reader import split_options
+from hudi_ray.core.config.keys import key_str, split_options
 from hudi_ray.core.storage.paths import redact_options, redact_text
 from hudi_ray.core.table.table import HudiTable
 

@@ -16,30 +16,41 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypeVar
 
 from hudi_ray.core.config import HudiReadConfig, io_tunables, is_read_config, warn_unknown_keys
+from hudi_ray.core.config.keys import split_options
 from hudi_ray.core.exceptions import HudiConfigError, HudiUnsupportedError
 from hudi_ray.core.file_group import HudiFileSlice
-from hudi_ray.core.incremental.ranges import IncrementalRange, fallback_enabled, next_range
 from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.meta_client.context import TableContext
-from hudi_ray.core.planning.estimate import table_stats
 from hudi_ray.core.planning.explain import NoExplain, PlanExplain
 from hudi_ray.core.planning.scan import ScanFiles, TableSources, scan_for
-from hudi_ray.core.planning.slice_stats import footers_decide, with_footer_stats
 from hudi_ray.core.query.read_options import HudiQueryType, HudiReadOptions
 from hudi_ray.core.query.request import ReadRequest
-from hudi_ray.core.reading.file_group_reader import HudiFileGroupReader, split_options
-from hudi_ray.core.reading.read_plan import HudiReadPlan
-from hudi_ray.core.reading.stream import HudiRecordBatchStream
-from hudi_ray.core.schema.avro import avro_schema_with_meta_fields, avro_schema_without_meta_fields, parse_avro_schema
 from hudi_ray.core.storage import Storage
 from hudi_ray.core.storage.paths import move_credentials
 from hudi_ray.core.timeline import HudiTimeline
 from hudi_ray.core.util.collector import collector_paused
 
+# Reading, incremental ranges, footer statistics and schema rendering load when a
+# call needs them: a process that only plans (the CLI, a planner) does not pay for them.
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from hudi_ray.core.incremental import ranges
+    from hudi_ray.core.incremental.ranges import IncrementalRange
+    from hudi_ray.core.planning import estimate, slice_stats
+    from hudi_ray.core.reading import file_group_reader, read_plan
+    from hudi_ray.core.reading.file_group_reader import HudiFileGroupReader
+    from hudi_ray.core.reading.read_plan import HudiReadPlan
+    from hudi_ray.core.reading.stream import HudiRecordBatchStream
+    from hudi_ray.core.schema import avro
 else:
     pa = lazy_module("pyarrow")
+    ranges = lazy_module("hudi_ray.core.incremental.ranges")
+    estimate = lazy_module("hudi_ray.core.planning.estimate")
+    slice_stats = lazy_module("hudi_ray.core.planning.slice_stats")
+    file_group_reader = lazy_module("hudi_ray.core.reading.file_group_reader")
+    read_plan = lazy_module("hudi_ray.core.reading.read_plan")
+    avro = lazy_module("hudi_ray.core.schema.avro")
 
 log = logging.getLogger(__name__)
 
@@ -175,12 +186,12 @@ class HudiTable:
         return self._context.partitioner.schema
 
     def get_schema_in_avro_str(self) -> str:
-        record = parse_avro_schema(self._context.avro_schema_str, "table schema")
-        return json.dumps(avro_schema_without_meta_fields(record), separators=(",", ":"))
+        record = avro.parse_avro_schema(self._context.avro_schema_str, "table schema")
+        return json.dumps(avro.avro_schema_without_meta_fields(record), separators=(",", ":"))
 
     def get_schema_in_avro_str_with_meta_fields(self) -> str:
-        record = parse_avro_schema(self._context.avro_schema_str, "table schema")
-        return json.dumps(avro_schema_with_meta_fields(record), separators=(",", ":"))
+        record = avro.parse_avro_schema(self._context.avro_schema_str, "table schema")
+        return json.dumps(avro.avro_schema_with_meta_fields(record), separators=(",", ":"))
 
     # -- planning --------------------------------------------------------------
 
@@ -217,8 +228,8 @@ class HudiTable:
     def get_file_slices(self, options: HudiReadOptions | None = None) -> list[HudiFileSlice]:
         request = self._request(options, projected=False)
         slices = self._scan(request).slices
-        if footers_decide(self._context.config, request, self._sources.data_filters(request.filters)):
-            slices = with_footer_stats(slices, self._context)
+        if slice_stats.footers_decide(self._context.config, request, self._sources.data_filters(request.filters)):
+            slices = slice_stats.with_footer_stats(slices, self._context)
         return slices
 
     def plan(self, options: HudiReadOptions | None = None) -> HudiReadPlan:
@@ -232,7 +243,7 @@ class HudiTable:
         schema = ctx.read_schema if self.has_schema() or files.slices else None
         if schema is not None and request.options.projection is not None:
             schema = pa.schema([schema.field(c) for c in dict.fromkeys(request.options.projection)])
-        return HudiReadPlan(
+        return read_plan.HudiReadPlan(
             base_uri=self._base_uri,
             query_type=request.query_type,
             options=request.options,
@@ -260,7 +271,9 @@ class HudiTable:
             context = TableContext(storage=storage, config=context.config, timeline=context.timeline)
         options = {**self._user_hudi, **request.options.hudi_options, **self._storage_options}
         options.update(extra_storage_overrides or {})
-        return HudiFileGroupReader.from_context(self._base_uri, context, options, request.commit_range)
+        return file_group_reader.HudiFileGroupReader.from_context(
+            self._base_uri, context, options, request.commit_range
+        )
 
     # -- reads ---------------------------------------------------------------
 
@@ -273,14 +286,14 @@ class HudiTable:
         is gone (its read would fall back) extends to the latest position: its
         read is then the full snapshot of the latest state, and the range after
         it starts there, so nothing is read twice."""
-        rng = next_range(self.get_timeline(), start, max_instants)
+        rng = ranges.next_range(self.get_timeline(), start, max_instants)
         hudi = options.hudi_options if options is not None else {}
-        if rng.is_empty or not fallback_enabled(hudi):
+        if rng.is_empty or not ranges.fallback_enabled(hudi):
             return rng
         probe = HudiReadOptions(hudi_options={**hudi, **rng.read_options()})
         if self._scan(self._request(probe, projected=False)).fallback is None:
             return rng
-        whole = next_range(self.get_timeline(), start, None)
+        whole = ranges.next_range(self.get_timeline(), start, None)
         return dataclasses.replace(whole, full_snapshot=True)
 
     def read(self, options: HudiReadOptions | None = None) -> list[pa.RecordBatch]:
@@ -303,7 +316,7 @@ class HudiTable:
         request = self._request(options, projected=False)
         if request.query_type is HudiQueryType.Incremental:
             return None
-        return table_stats(self._context, self._sources.metadata_table())
+        return estimate.table_stats(self._context, self._sources.metadata_table())
 
     def __repr__(self) -> str:
         return f"HudiTable({self.base_url!r}, type={self.table_type}, version={self.table_version})"

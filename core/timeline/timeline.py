@@ -35,7 +35,6 @@ from hudi_ray.core.timeline.instant import (
     HudiInstant,
 )
 from hudi_ray.core.timeline.metadata import AVRO_MAGIC, decode_instant_metadata
-from hudi_ray.core.timeline.write_files import WriteFiles
 from hudi_ray.core.util.locks import FreshLock
 
 if TYPE_CHECKING:
@@ -51,8 +50,9 @@ log = logging.getLogger(__name__)
 # The timeline folder of table versions 8 and up, unless hoodie.timeline.path moves it.
 _LAYOUT_2_TIMELINE = ".hoodie/timeline"
 
-if TYPE_CHECKING:  # the archive (fastavro, log blocks) loads only when a read asks about it
+if TYPE_CHECKING:  # the archive (fastavro, log blocks) and the index guards' columns load when asked for
     from hudi_ray.core.timeline.archive import ArchivedTimeline
+    from hudi_ray.core.timeline.write_files import WriteFiles
 
 
 def ask_for_timeline(storage: Storage, *also_list: str, instants: bool = True) -> None:
@@ -451,6 +451,8 @@ class HudiTimeline:
         """The files ``instants`` wrote (the stats ``write_stats`` gives) and their
         operations, as columns. The archived commits' metadata is walked by compiled
         code, many at once; whatever it leaves goes through ``write_stats``."""
+        from hudi_ray.core.timeline.write_files import WriteFiles
+
         archived = [place for place, i in enumerate(instants) if i.archived]
         parts: list[tuple[list[int], WriteFiles]] = []
         if archived:

@@ -16,11 +16,13 @@ from hudi_ray.cli.progress import Progress
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.file_group import HudiFileSlice
 from hudi_ray.core.lazy import lazy_module
-from hudi_ray.core.table import HudiReadOptions, HudiTable, SliceReader
+from hudi_ray.core.table import HudiReadOptions, HudiTable
 
 if TYPE_CHECKING:
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from hudi_ray.core.table import SliceReader
 else:
     pa = lazy_module("pyarrow")
     pq = lazy_module("pyarrow.parquet")

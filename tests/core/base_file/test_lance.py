@@ -19,7 +19,7 @@ from hudi_ray import HudiCorruptFileError, HudiFileGroupReader, HudiReadOptions,
 from hudi_ray.core.base_file import FooterCache, LanceReader, base_file_reader, is_parquet
 from hudi_ray.core.expr import from_str_tuples
 from hudi_ray.core.planning.explain import PlanExplain
-from hudi_ray.core.planning.pruning import FooterStatsPruner
+from hudi_ray.core.planning.file_pruning import FooterStatsPruner
 from hudi_ray.core.storage import Storage
 from tests.support import (
     TablePath,

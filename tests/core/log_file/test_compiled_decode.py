@@ -261,10 +261,16 @@ cow, mor, plain = sys.argv[1], sys.argv[2], sys.argv[3]
 # Planning from a storage listing and JSON commits needs no Arrow: only reads and the metadata table do.
 assert len(hudi_ray.HudiTableBuilder.from_base_uri(plain).build().get_file_slices()) > 0
 assert not loaded("pyarrow", "numpy", "fastavro", "asyncio"), loaded("pyarrow", "numpy", "fastavro", "asyncio")
+# Nor the reader's own machinery: planning loads what planning runs.
+reader = [f"hudi_ray.core.{m}" for m in ("reading.read_plan", "merge.merger", "incremental.checkpoint")]
+indexes = [f"hudi_ray.core.{m}" for m in ("bloom.filter", "planning.file_pruning", "planning.record_index")]
+metadata = [f"hudi_ray.core.{m}" for m in ("metadata.table", "hfile.reader", "log_file.block", "log_file.avro_decode")]
+assert not loaded(*reader, *indexes, *metadata), loaded(*reader, *indexes, *metadata)
 # Nor does planning from a metadata table (HFile) and Avro commits, without filters.
 table = hudi_ray.HudiTableBuilder.from_base_uri(cow).build()
 assert len(table.get_file_slices()) > 0 and "fastavro" in sys.modules
 assert not loaded("pyarrow", "numpy", "asyncio"), loaded("pyarrow", "numpy", "asyncio")
+assert not loaded(*reader, *indexes) and len(loaded(*metadata)) == len(metadata), loaded(*reader, *indexes, *metadata)
 assert sum(b.num_rows for b in table.read()) > 0
 filters = [("region", "!=", "nowhere"), ("amount", ">", "0"), ("currency", "IN", "USD,EUR")]
 assert sum(b.num_rows for b in table.read(hudi_ray.HudiReadOptions(filters=filters))) > 0
@@ -281,8 +287,9 @@ assert "numba" in sys.modules, "a merge-on-read read"
 
 def test_heavy_modules_load_only_when_a_path_needs_them(table_path) -> None:
     """``import hudi_ray`` loads neither pyarrow nor the reader; planning a table without a
-    metadata table loads neither pyarrow, numpy nor fastavro, and one with a metadata table
-    neither pyarrow nor numpy; a filtered copy-on-write
+    metadata table loads neither pyarrow, numpy nor fastavro, nor the reader's, the indexes'
+    or the metadata table's modules, and one with a metadata table neither pyarrow, numpy,
+    the reader's nor the indexes' modules; a filtered copy-on-write
     read and the CLI's info load no numba, Ray, Spark, pyarrow.dataset or fsspec
     (filters evaluate with compute kernels, not Acero); merge-on-read loads numba."""
     cow = table_path("sample_table/cow/v9_txns_simple_meta")
