@@ -12,11 +12,13 @@ and retried (jittered, within ``hoodie.io.*``) by the fetcher alone.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Mapping
 from typing import Any
 
 import adlfs
+from azure.core.exceptions import ResourceNotFoundError
 
 _TRUE = {"true", "1", "yes"}
 # hudi-rs (object_store) AzureConfigKey strings, aliases included -> adlfs arguments.
@@ -57,8 +59,9 @@ EMULATOR_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K
 
 
 class AzureBlobFileSystem(adlfs.AzureBlobFileSystem):  # type: ignore[misc]  # adlfs is untyped
-    """adlfs's client, one try per request (see the module's docstring). Made again from its
-    arguments wherever it is unpickled, as every fsspec filesystem is, so this holds there too."""
+    """adlfs's client, one try per request (see the module's docstring), listing a folder in
+    one request. Made again from its arguments wherever it is unpickled, as every fsspec
+    filesystem is, so this holds there too."""
 
     def do_connect(self) -> None:
         super().do_connect()
@@ -67,6 +70,51 @@ class AzureBlobFileSystem(adlfs.AzureBlobFileSystem):  # type: ignore[misc]  # a
             policy = getattr(getattr(client, "_config", None), "retry_policy", None)
             if policy is not None:
                 policy.total_retries = 0
+
+    async def _ls(self, path: str, detail: bool = False, **kwargs: Any) -> list[Any]:
+        """A folder's entries from one listing of ``folder/`` (more pages for a large one).
+
+        adlfs lists ``folder`` first, to tell a file from a folder, then ``folder/``: two
+        round trips one after the other for every folder a table load walks, and two more
+        for a missing one. Here an empty answer costs one more, for the blob itself.
+        """
+        plain = detail and not kwargs.get("versions") and not kwargs.get("version_id") and not kwargs.get("return_glob")
+        container, key, _ = self.split_path(path)
+        if not plain or not container or not key.strip("/") or kwargs.get("delimiter", "/") != "/":
+            return await super()._ls(path, detail=detail, **kwargs)
+        prefix = key.strip("/") + "/"
+        items, marked = [], False
+        try:
+            async with self.service_client.get_container_client(container=container) as cc:
+                async for item in cc.walk_blobs(name_starts_with=prefix, include=["metadata"], delimiter="/"):
+                    if item["name"] == prefix:  # the folder's own marker blob, where a tool wrote one
+                        marked = True
+                    else:
+                        items.append(item)
+        except ResourceNotFoundError as exc:  # no such container
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path) from exc
+        if not items:  # nothing below: an empty folder, a file, or nothing
+            return [] if marked else await self._ls_empty(container, key.strip("/"))
+        # A folder may list twice, as its prefix and as a marker blob (a hierarchical
+        # namespace's, or a tool's): it is one folder.
+        entries: dict[str, dict[str, Any]] = {}
+        for entry in await self._details(items, target_path=f"{container}/{prefix}".rstrip("/")):
+            name = entry["name"].rstrip("/")
+            if name not in entries or entry["type"] == "directory":
+                entries[name] = {**entry, "name": name}
+        return list(entries.values())
+
+    async def _ls_empty(self, container: str, key: str) -> list[Any]:
+        """What listing ``key`` gives when nothing lies below it, from one request for the
+        blob itself: a file lists as itself, a folder's marker as an empty folder, and
+        nothing is ``FileNotFoundError``, as adlfs answers (in two more round trips)."""
+        try:
+            async with self.service_client.get_blob_client(container, key) as bc:
+                props = await bc.get_blob_properties()
+        except ResourceNotFoundError as exc:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), f"{container}/{key}") from exc
+        entry = (await self._details([props]))[0]
+        return [] if entry["type"] == "directory" else [entry]
 
 
 def adlfs_kwargs(options: Mapping[str, str]) -> dict[str, Any]:

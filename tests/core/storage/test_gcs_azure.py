@@ -196,6 +196,51 @@ def test_a_table_built_again_sees_commits_made_since(store: Store, table_path: T
     assert before != after
 
 
+def test_an_azure_folder_lists_in_one_request(store: Store, fresh: S3Proxy, table_path: TablePath) -> None:
+    """adlfs lists ``folder`` before ``folder/`` and probes a missing one twice more: here a
+    folder is one request, and a missing one two (the listing, then the blob itself)."""
+    if store.name != "azure":
+        pytest.skip("Azure's listing")
+    fresh.configure(record=True)
+    assert _rows(_remote(store, V6, fresh.url).read()) == _rows(
+        HudiTableBuilder.from_base_uri(str(table_path(V6))).build().read()
+    )
+    listings = [r["path"] for r in fresh.requests() if "comp=list" in r["path"]]
+    prefixes = [re.search(r"prefix=([^&]*)", p).group(1) for p in listings]  # type: ignore[union-attr]
+    assert prefixes and all(p.endswith("/") for p in prefixes), prefixes
+    assert not [p for p in listings if "maxresults=1&" in p or p.endswith("maxresults=1")], listings
+    heads = [r["path"] for r in fresh.requests() if r["method"] == "HEAD"]
+    assert heads and all(h.rstrip("/").endswith(("timeline", ".hoodie", "files")) for h in heads), heads
+
+
+def test_azure_listing_answers_as_adlfs_does(store: Store) -> None:
+    """Files, folders, a file listed as itself, and missing folders and containers, as
+    adlfs's own listing gives them; a folder with a marker blob (``folder/``, as some tools
+    write) lists its files, where adlfs lists the marker as a file named like the folder."""
+    if store.name != "azure":
+        pytest.skip("Azure's listing")
+    fs = store.fs
+    fs.pipe({"tables/ls/a/one.parquet": b"1", "tables/ls/a/sub/two": b"22", "tables/ls/marked/": b""})
+    fs.pipe({"tables/ls/marked/three": b"333"})
+    plain = adlfs.AzureBlobFileSystem(connection_string=fs.connection_string)
+
+    def entries(f: Any, path: str) -> list[tuple[str, str, Any]]:
+        return sorted((e["name"].rstrip("/"), e["type"], e["size"]) for e in f.ls(path, detail=True))
+
+    for path in ("tables/ls/a", "tables/ls/a/", "tables/ls/a/one.parquet"):
+        assert entries(fs, path) == entries(plain, path), path
+    assert entries(fs, "tables/ls/a") == [
+        ("tables/ls/a/one.parquet", "file", 1),
+        ("tables/ls/a/sub", "directory", None),
+    ]
+    assert entries(fs, "tables/ls/marked") == [("tables/ls/marked/three", "file", 3)]
+    fs.rm("tables/ls/marked/three")
+    assert fs.ls("tables/ls/marked", detail=True) == []  # only its marker is left
+    for missing in ("tables/ls/nothing", "tables/ls/a/sub/nothing", "no-such-container/x"):
+        with pytest.raises(FileNotFoundError):
+            fs.ls(missing, detail=True)
+
+
 def _a_base_file(table_path: TablePath, name: str) -> str:
     local = HudiTableBuilder.from_base_uri(str(table_path(name))).build()
     return next(s.base_file_name for s in local.get_file_slices() if s.base_file_name)
