@@ -48,6 +48,10 @@ class PlanningTunables:
     # Partition directories listed at once from an object store when there is no
     # metadata table (local directories are listed one after another).
     listing_parallelism: int = 16
+    # Folders a table's load asks an object store to list ahead, from the partitions
+    # its commits name; with more, the walk lists level by level (a filtered read lists
+    # only the partitions it keeps, and each listing asked ahead it leaves is a request).
+    early_listings: int = 64
     # Footers read for size estimates; above this many base files, on-disk sizes
     # scaled by the sampled expansion ratio are used instead.
     max_footers_per_estimate: int = 4096
@@ -68,6 +72,7 @@ class PlanningTunables:
             listing_parallelism=_positive_int(
                 table_options, HudiPlanConfig.LISTING_PARALLELISM.value, default.listing_parallelism
             ),
+            early_listings=default.early_listings,
             max_footers_per_estimate=default.max_footers_per_estimate,
             footer_cache_capacity=default.footer_cache_capacity,
             footer_cache_bytes=default.footer_cache_bytes,

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Set
 
 from hudi_ray.core.config.tunables import PLANNING_TUNABLES, PlanningTunables
+from hudi_ray.core.exceptions import HudiCoreError
 from hudi_ray.core.partition import Partitioner
 from hudi_ray.core.storage import FileInfo, Storage
 from hudi_ray.core.timeline import HudiTimeline
@@ -17,6 +18,36 @@ PARTITION_METAFILE = ".hoodie_partition_metadata"
 
 def _has_metafile(entries: list[FileInfo]) -> bool:
     return any(e.name.startswith(PARTITION_METAFILE) for e in entries)
+
+
+def written_partitions(timeline: HudiTimeline) -> set[str]:
+    """Partitions commits on the active timeline wrote into: the keys of their
+    metadata, which the timeline caches for the read's own checks; the write
+    stats are not walked."""
+    written: set[str] = set()
+    for instant in timeline.data_instants:
+        written.update(timeline.get_instant_metadata(instant).get("partitionToWriteStats") or ())
+    return written
+
+
+def ask_for_partitions(storage: Storage, timeline: HudiTimeline, most: int) -> None:
+    """On an object store, ask now for the listings of the partitions the active
+    timeline's commits wrote into and of the folders above them (those the walk has
+    not asked already), unless they are more than ``most``. The walk for partitions and
+    the scan then find them answered: a partition two levels down is listed a round
+    trip sooner than level by level. The
+    timeline's listing came first, so none of them can miss a file of an instant it
+    shows completed. A commit that cannot be read, or names a path outside the table,
+    asks nothing here: the read reports it where it needs that commit."""
+    if storage.is_local:
+        return
+    try:
+        folders = {"/".join(p.split("/")[:n]) for p in written_partitions(timeline) for n in range(1, p.count("/") + 2)}
+        folders = {f for f in folders if f and storage.relative(f) == f}
+    except HudiCoreError:
+        return
+    if folders and len(folders) <= most:
+        storage.ask_early_new(sorted(folders))
 
 
 class FileLister:
@@ -116,14 +147,5 @@ class FileLister:
         # that do fail (``IntegrityChecks.present_partitions``) instead of
         # returning fewer rows.
         self._listed = set(found)
-        self._partitions = sorted(self._listed | self._written_partitions())
+        self._partitions = sorted(self._listed | written_partitions(self.timeline))
         return self._partitions
-
-    def _written_partitions(self) -> set[str]:
-        """Partitions commits on the active timeline wrote into: the keys of
-        their metadata, which the timeline caches for the read's own checks;
-        the write stats are not walked."""
-        written: set[str] = set()
-        for instant in self.timeline.data_instants:
-            written.update(self.timeline.get_instant_metadata(instant).get("partitionToWriteStats") or ())
-        return written

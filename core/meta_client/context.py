@@ -13,6 +13,7 @@ from hudi_ray.core.config.table_config import METADATA_FILES_PARTITION, METADATA
 from hudi_ray.core.config.tunables import PLANNING_TUNABLES
 from hudi_ray.core.exceptions import HudiConfigError
 from hudi_ray.core.expr import Filter, check_columns
+from hudi_ray.core.file_group.listing import ask_for_partitions
 from hudi_ray.core.lazy import lazy_module
 from hudi_ray.core.merge import MergeConfig, resolve_merge_config
 from hudi_ray.core.partition import Partitioner
@@ -66,6 +67,8 @@ class TableContext:
             # ``depth`` levels below the root; the walk lists the levels above them.
             depth = Partitioner(config, lambda: pa.schema([])).depth()
             storage.ask_early_tree(max(depth or 1, 1))
+            if depth != 1:  # partitions below the root's children: asked by name too, from the commits
+                ask_for_partitions(storage, timeline, PLANNING_TUNABLES.early_listings)
         if previous is None:
             return cls(storage=storage, config=config, timeline=timeline)
         return cls(storage=storage, config=config, timeline=timeline, footers=previous.footers)

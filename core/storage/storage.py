@@ -245,6 +245,19 @@ class Storage:
         for rel in reads:
             self._early.put(self._early_key(_READ, rel), self.submit(self._read_remote(rel)))
 
+    def ask_early_new(self, listings: Sequence[str]) -> None:
+        """``ask_early`` for those of ``listings`` not asked early already: the walk
+        (``ask_early_tree``) may have asked some, and asking again would be a request spent."""
+        if self.is_local or not listings:
+            return
+        keys = [(rel, self._early_key(_LIST, rel)) for rel in listings]
+
+        async def ask() -> None:
+            for rel, key in keys:
+                self._early.put_new(key, self._asker(_LIST, rel))
+
+        self.submit(ask())
+
     def forget_early(self) -> None:
         """Drop the answers asked early that nobody took: a table loaded again must not
         take listings made for its earlier load."""

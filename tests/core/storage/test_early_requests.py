@@ -6,6 +6,7 @@ reaches whoever takes it, as if they had asked themselves."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import time
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ import pytest
 
 from hudi_ray import HudiReadOptions, HudiTableBuilder
 from hudi_ray.core.exceptions import HudiFileNotFoundError
+from hudi_ray.core.meta_client import context
 from hudi_ray.core.storage import Storage
 from tests.support import assert_reads_as_local, upload
 
@@ -85,7 +87,30 @@ def _table(proxy: S3Proxy, name: str):
     )
 
 
-def test_the_walk_for_partitions_is_asked_with_the_load(fresh: S3Proxy, table_path) -> None:
+def test_partitions_the_commits_name_are_asked_with_the_load(fresh: S3Proxy, table_path) -> None:
+    """Two levels down, the partitions the commits wrote are listed with the load, beside the
+    walk's first level: a round trip sooner than the walk finds them. Each once, after the
+    timeline, and a read takes them."""
+    table = _table(fresh, V6)
+    partitions = [f"{V6}/{p}/" for p in V6_PARTITIONS]
+    wanted = [f"{V6}/", *(f"{V6}/{p.split('/')[0]}/" for p in V6_PARTITIONS), *partitions]
+    asked = _until(fresh, lambda got: all(w in got for w in wanted))
+    assert all(w in asked for w in wanted), asked
+    for partition in partitions:
+        assert _listed_after(fresh, partition, [f"{V6}/.hoodie/", f"{V6}/.hoodie/timeline/"]), partition
+    pruned = table.get_file_slices(HudiReadOptions(filters=[("byteField", "=", "10")]))
+    assert [s.partition_path for s in pruned] == [V6_PARTITIONS[0]]
+    assert_reads_as_local(table, HudiTableBuilder.from_base_uri(str(table_path(V6))).build(), V6)
+    asked = _asked(fresh)
+    for prefix in wanted:
+        assert asked.count(prefix) == 1, (prefix, asked)
+
+
+def test_the_walk_for_partitions_is_asked_with_the_load(
+    fresh: S3Proxy, table_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Beyond this many folders named by commits, only the walk is asked ahead.
+    monkeypatch.setattr(context, "PLANNING_TUNABLES", dataclasses.replace(context.PLANNING_TUNABLES, early_listings=5))
     table = _table(fresh, V6)
     wanted = [f"{V6}/", *(f"{V6}/{p.split('/')[0]}/" for p in V6_PARTITIONS)]
     # No plan has been asked for, yet the levels above the partitions are listed (the walk
