@@ -65,9 +65,12 @@ class TableContext:
             # Reads will walk storage for partitions: on an object store, asked now, the
             # walk's round trips overlap the timeline's commit reads. Partitions lie
             # ``depth`` levels below the root; the walk lists the levels above them.
+            # A first load also asks, by name, for the partitions below the root's children
+            # that its commits wrote; a table loaded again (an incremental job's next batch)
+            # may read no partition at all.
             depth = Partitioner(config, lambda: pa.schema([])).depth()
             storage.ask_early_tree(max(depth or 1, 1))
-            if depth != 1:  # partitions below the root's children: asked by name too, from the commits
+            if fresh and (depth is None or depth > 1):
                 ask_for_partitions(storage, timeline, PLANNING_TUNABLES.early_listings)
         if previous is None:
             return cls(storage=storage, config=config, timeline=timeline)

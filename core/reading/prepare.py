@@ -14,6 +14,8 @@ def prepare_reader() -> None:
     the read is still being planned starts its first slice at once."""
     import pyarrow.parquet  # noqa: F401 - the base file reader
 
+    # A reader task unpickles a plan (read_plan, with its estimates) and reads its slices.
+    import hudi_ray.core.reading.read_plan
     import hudi_ray.core.reading.slice_reader  # noqa: F401
 
     for module in READ_KERNELS:

@@ -251,10 +251,11 @@ class Storage:
         if self.is_local or not listings:
             return
         keys = [(rel, self._early_key(_LIST, rel)) for rel in listings]
+        generation = self._early.generation
 
         async def ask() -> None:
             for rel, key in keys:
-                self._early.put_new(key, self._asker(_LIST, rel))
+                self._early.put_asked(key, self._asker(_LIST, rel), generation)
 
         self.submit(ask())
 
@@ -270,13 +271,14 @@ class Storage:
         if self.is_local or not listings:
             return
         waits = [f for rel in after if (f := self._early.peek(self._early_key(_LIST, rel))) is not None]
+        generation = self._early.generation
 
         async def then() -> None:
             for wait in waits:
                 with suppress(HudiCoreError):  # the one who takes that listing reports it
                     await asyncio.wrap_future(wait)
             for rel in listings:  # the walk may have asked already (``ask_early_tree``)
-                self._early.put_new(self._early_key(_LIST, rel), self._asker(_LIST, rel))
+                self._early.put_asked(self._early_key(_LIST, rel), self._asker(_LIST, rel), generation)
 
         self.submit(then())
 
@@ -286,6 +288,7 @@ class Storage:
         early = self._early.peek(self._early_key(_LIST, rel))
         if self.is_local or early is None:
             return
+        generation = self._early.generation
 
         async def follow() -> None:
             try:
@@ -293,7 +296,7 @@ class Storage:
             except HudiCoreError:  # the one who takes the listing reports it
                 return
             for path in choose(entries):
-                self._early.put(self._early_key(_READ, path), self._asker(_READ, path)())
+                self._early.put_asked(self._early_key(_READ, path), self._asker(_READ, path), generation, replace=True)
 
         self.submit(follow())
 
@@ -305,18 +308,22 @@ class Storage:
         those its filters keep. The root's listing asked early is used if there is one."""
         if self.is_local or levels < 1:
             return
-        self.submit(self._early_tree("", levels))
+        self.submit(self._early_tree("", levels, self._early.generation))
 
-    async def _early_tree(self, rel: str, levels: int) -> None:
-        early = self._early.put_new(self._early_key(_LIST, rel), self._asker(_LIST, rel))
-        if levels == 1:
+    async def _early_tree(self, rel: str, levels: int, generation: int) -> None:
+        early = self._early.put_asked(self._early_key(_LIST, rel), self._asker(_LIST, rel), generation)
+        if early is None or levels == 1:  # a later load has started: its own walk asks
             return
         try:
             entries = await asyncio.wrap_future(early)
         except HudiCoreError:  # the walk asks again, and reports it
             return
         await asyncio.gather(
-            *(self._early_tree(e.path, levels - 1) for e in entries if e.is_dir and not e.name.startswith("."))
+            *(
+                self._early_tree(e.path, levels - 1, generation)
+                for e in entries
+                if e.is_dir and not e.name.startswith(".")
+            )
         )
 
     def _asker(self, kind: str, rel: str) -> Callable[[], concurrent.futures.Future[Any]]:
@@ -513,5 +520,4 @@ class Storage:
         state = self.__dict__.copy()
         state.pop("arrow_fs", None)
         state.pop("fetcher", None)
-        state["_early"] = EarlyAnswers()  # answers in flight belong to this process's loop
         return state

@@ -6,6 +6,7 @@ reaches whoever takes it, as if they had asked themselves."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import pickle
 import time
@@ -173,6 +174,33 @@ def test_a_table_loaded_again_lists_storage_as_it_is_then(fresh: S3Proxy, s3_end
 def _storage(proxy: S3Proxy) -> Storage:
     assert proxy.url is not None
     return Storage(f"s3://{BUCKET}/{V6}", storage_options(proxy.url))
+
+
+def test_questions_queued_for_an_earlier_load_are_dropped(fresh: S3Proxy) -> None:
+    """A load queues questions on the I/O loop (the walk, partitions by name, answers
+    followed). One that runs after the next load has begun (``forget_early``) asks nothing
+    and keeps nothing: that load must not take a listing older than its own timeline."""
+    time.sleep(0.5)  # earlier tests' walks, still running, end
+    fresh.reset()
+    storage = _storage(fresh)
+
+    # The loop is held busy while the earlier load's questions are queued and the next begins.
+    async def hold() -> None:
+        time.sleep(0.5)  # blocks the loop itself: what is queued after waits
+
+    blocker = storage.submit(hold())
+    storage.ask_early_new([V6_PARTITIONS[0]])
+    storage.ask_early_tree(2)
+    storage.forget_early()  # the next load begins before the loop runs them
+    blocker.result()
+    storage.submit(asyncio.sleep(0.2)).result()
+    assert len(storage._early) == 0
+    assert not [a for a in _asked(fresh) if a.startswith(f"{V6}/")], _asked(fresh)
+    # Asked for the current load, they are kept and taken.
+    storage.ask_early_new([V6_PARTITIONS[0]])
+    _until(fresh, lambda got: f"{V6}/{V6_PARTITIONS[0]}/" in got)
+    assert any(e.name.endswith(".parquet") for e in storage.list_dir(V6_PARTITIONS[0]))
+    assert _asked(fresh).count(f"{V6}/{V6_PARTITIONS[0]}/") == 1
 
 
 def test_an_answer_asked_early_is_taken_once(fresh: S3Proxy) -> None:
