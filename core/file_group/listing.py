@@ -35,10 +35,10 @@ def ask_for_partitions(storage: Storage, timeline: HudiTimeline, most: int) -> N
     timeline's commits wrote into and of the folders above them (those the walk has
     not asked already), unless they are more than ``most``. The walk for partitions and
     the scan then find them answered: a partition two levels down is listed a round
-    trip sooner than level by level. The
-    timeline's listing came first, so none of them can miss a file of an instant it
-    shows completed. A commit that cannot be read, or names a path outside the table,
-    asks nothing here: the read reports it where it needs that commit."""
+    trip sooner than level by level. The timeline's listing came first, so none of
+    them can miss a file of an instant it shows completed. A commit that cannot be
+    read, or names a path outside the table, asks nothing here: the read reports it
+    where it needs that commit."""
     if storage.is_local:
         return
     try:
